@@ -1,0 +1,24 @@
+"""arena: a tournament runner for card-game bots.
+
+The public API: ``hookimpl`` for plugins, ``Registry`` to find games and bots, ``play_match``
+to referee one match.
+"""
+
+from .hookspecs import hookimpl
+
+__version__ = "0.1.0"
+
+
+def __getattr__(name):  # lazy, so ``import arena`` in a bot plugin stays cheap
+    if name == "Registry":
+        from .plugins import Registry
+
+        return Registry
+    if name in ("play_match", "replay"):
+        from . import referee
+
+        return getattr(referee, name)
+    raise AttributeError(name)
+
+
+__all__ = ["hookimpl", "Registry", "play_match", "replay", "__version__"]

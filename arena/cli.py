@@ -1,0 +1,144 @@
+"""The ``arena`` command: thin click commands over the library.
+
+Any mistake a user can make (unknown game, variant or bot, wrong player count, bad option)
+ends with one line on stderr and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sys
+
+import click
+from rich.table import Table
+
+from . import __version__
+from .bench import engine_games, referee_games
+from .bot import make_bot
+from .errors import ArenaError
+from .plugins import Registry, bots_dirs_from_env
+from .referee import play_match, replay
+from .transcript import print_renderable, render_result, render_transcript
+
+DEMO = [  # (variant, bots, seed): one match per Vändtia variant with the reference bots
+    ("cardems", ["greedy", "random"], 7),
+    ("swedish", ["greedy", "random", "random"], 7),
+    ("german", ["greedy", "random", "greedy", "random"], 7),
+]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="arena")
+@click.option("--bots-dir", "bots_dirs", multiple=True, metavar="DIR",
+              help="Folder of single-file bots (repeatable; default: $ARENA_BOTS_DIR).")
+@click.pass_context
+def cli(ctx: click.Context, bots_dirs: tuple[str, ...]) -> None:
+    """Run card-game bot tournaments."""
+    ctx.obj = Registry(bots_dirs=list(bots_dirs) or bots_dirs_from_env())
+
+
+@cli.command()
+@click.pass_obj
+def games(registry: Registry) -> None:
+    """List the games, their variants and player counts."""
+    table = Table("game", "variant", "players", "move cap", "about")
+    for game in registry.games().values():
+        for variant, counts in game.variants.items():
+            players = str(counts[0]) if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
+            default = " (default)" if variant == game.default_variant else ""
+            table.add_row(game.name, variant + default, players, str(game.move_cap),
+                          game.description)
+    print_renderable(table)
+
+
+@cli.command()
+@click.pass_obj
+def bots(registry: Registry) -> None:
+    """List the bots, the games they play and where they come from."""
+    table = Table("bot", "games", "source")
+    for name, per_game in registry.bots().items():
+        sources = sorted({entry.source for entry in per_game.values()})
+        table.add_row(name, ", ".join(per_game), "; ".join(sources))
+    print_renderable(table)
+
+
+def _play(registry, game_name, variant, bot_names, seed, show, omniscient, as_json):
+    game = registry.game(game_name)
+    variant = game.check(variant, len(bot_names))
+    entries = [registry.bot(name, game.name) for name in bot_names]
+    match, _ = play_match(game, variant, [make_bot(e) for e in entries], seed, bot_names)
+    if show or omniscient:
+        # The transcript comes from replaying the stored actions with events recorded.
+        state = replay(game, variant, len(bot_names), seed, match.actions, record=True)
+        print_renderable(render_transcript(match, state.events, omniscient), stderr=as_json)
+    elif not as_json:
+        print_renderable(render_result(match))
+    if as_json:
+        click.echo(json.dumps(match.to_json(), indent=2, ensure_ascii=False))
+
+
+@cli.command()
+@click.argument("game")
+@click.argument("bot_names", metavar="BOT...", nargs=-1, required=True)
+@click.option("--variant", help="Rule variant (default: the game's default).")
+@click.option("--seed", type=click.IntRange(min=0), help="Match seed (default: random, shown).")
+@click.option("--show", is_flag=True, help="Print a readable transcript.")
+@click.option("--omniscient", is_flag=True, help="Show hidden cards too (implies --show).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the result and replay as JSON on stdout (transcript to stderr).")
+@click.pass_obj
+def play(registry, game, bot_names, variant, seed, show, omniscient, as_json) -> None:
+    """Play one match: one BOT per seat, seat 0 first."""
+    if seed is None:
+        seed = secrets.randbelow(2**31)
+        click.echo(f"seed {seed}", err=True)
+    _play(registry, game, variant, bot_names, seed, show, omniscient, as_json)
+
+
+@cli.command()
+@click.pass_obj
+def demo(registry: Registry) -> None:
+    """Show one match of every Vändtia variant between the reference bots."""
+    for variant, bot_names, seed in DEMO:
+        _play(registry, "vandtia", variant, bot_names, seed, True, False, False)
+        click.echo()
+
+
+@cli.command()
+@click.option("--game", "game_name", default="vandtia", show_default=True)
+@click.option("--variant", default="cardems", show_default=True)
+@click.option("--players", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--games", "n", type=click.IntRange(min=1), default=2000, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.pass_obj
+def bench(registry, game_name, variant, players, n, seed) -> None:
+    """Random-vs-random games per second on one core, in-process."""
+    game = registry.game(game_name)
+    variant = game.check(variant, players)
+    engine = engine_games(game, variant, players, n, seed)
+    entries = [registry.bot("random", game.name)] * players
+    ref = referee_games(game, variant, entries, max(1, n // 4), seed)
+    table = Table("what", "games", "CPU s", "games/s per core", "moves/game")
+    table.add_row("engine (state API, random choice)", str(engine["games"]),
+                  f"{engine['cpu_s']:.2f}", f"{engine['games_per_s']:,.0f}",
+                  f"{engine['moves_per_game']:.1f}")
+    table.add_row("referee (random bots, observations)", str(ref["games"]),
+                  f"{ref['cpu_s']:.2f}", f"{ref['games_per_s']:,.0f}", "")
+    print_renderable(table)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: user mistakes become one line and exit status 2."""
+    try:
+        code = cli.main(args=argv, prog_name="arena", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("arena: aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as e:
+        click.echo(f"arena: error: {e.format_message()}", err=True)
+        sys.exit(2)
+    except ArenaError as e:
+        click.echo(f"arena: error: {e}", err=True)
+        sys.exit(2)
+    sys.exit(code if isinstance(code, int) else 0)

@@ -1,0 +1,85 @@
+"""The game API shared by every engine (see docs/game-api.md).
+
+A *game* is a factory with metadata; a *state* is one match in progress. Engines are pure:
+no I/O, no clocks, all chance from the seed they are given. Every engine module is also a
+plugin: it implements ``register_games`` and is loaded through the same hook as anyone's.
+
+State protocol (what the referee and the views rely on)::
+
+    state.to_move          -> seat to act, or None when the game is over
+    state.legal_actions()  -> list of JSON-serialisable actions (short: sent to bots each move)
+    state.apply(action)    -> None; raises IllegalAction for anything not in the legal list
+    state.is_over()        -> bool
+    state.observation(seat)-> dict: exactly what that seat knows, with "legal" for the mover
+    state.result()         -> Result (only when over)
+    state.forfeit(seat, reason) -> ends the game with that seat last
+    state.events           -> list of event dicts when built with record=True (for transcripts)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import GameError
+
+
+@dataclass(frozen=True)
+class Result:
+    """How a match ended. ``ranks`` are competition-style places per seat (ties allowed)."""
+
+    ranks: list[int]
+    scores: list[int | float]
+    reason: str  # "out", "cap" or "forfeit"
+    moves: int
+    faults: list[str | None] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {
+            "ranks": list(self.ranks),
+            "scores": list(self.scores),
+            "reason": self.reason,
+            "moves": self.moves,
+            "faults": list(self.faults) or [None] * len(self.ranks),
+        }
+
+
+def competition_ranks(keys: list) -> list[int]:
+    """Places for sort ``keys`` (lower is better), competition style: 1, 2, 2, 4."""
+    return [1 + sum(1 for other in keys if other < key) for key in keys]
+
+
+def zero_sum_scores(ranks: list[int]) -> list[int]:
+    """Score of a seat: the number of seats it beat minus the number that beat it."""
+    return [sum((r < o) - (r > o) for o in ranks) for r in ranks]
+
+
+class Game:
+    """Base for game factories: metadata plus validation of variant and player count."""
+
+    name: str = ""
+    title: str = ""
+    variants: dict[str, tuple[int, ...]] = {}
+    default_variant: str = ""
+    move_cap: int = 0
+    teams: bool = False
+    description: str = ""
+
+    def check(self, variant: str | None, players: int | None = None) -> str:
+        """The variant to use; GameError for an unknown variant or player count."""
+        variant = variant or self.default_variant
+        if variant not in self.variants:
+            known = ", ".join(self.variants)
+            raise GameError(f"{self.name} has no variant {variant!r} (variants: {known})")
+        if players is not None and players not in self.variants[variant]:
+            counts = self.variants[variant]
+            allowed = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
+            raise GameError(
+                f"{self.name} {variant} is played by {allowed} players, not {players}"
+            )
+        return variant
+
+    def new_state(self, variant: str, players: int, seed: int, record: bool = False):
+        raise NotImplementedError
+
+    def from_deal(self, variant: str, deal: dict, record: bool = False):
+        raise NotImplementedError

@@ -1,0 +1,592 @@
+"""Vändtia, the Swedish shedding game, in three variants (rules: shared rules/vandtia.md).
+
+Actions are short strings, so legal lists are cheap to build, compare and send:
+
+==================  ==========================================================================
+``swap 3H KD KS``   set-up swap: these cards lie face-up, the rest of the six go to the hand
+``play 7C 7H``      play these cards of one rank from the current stage (hand or face-up)
+``draw``            draw-and-try (``swedish``, ``german``): turn the top stock card
+``pickup``          take the whole pile into the hand
+``flip 2``          turn face-down card in slot 2 (slots 0-2, as dealt) onto the pile
+==================  ==========================================================================
+
+Suits never matter after the start, so the legal list offers one play per (rank, count); the
+cards of a play are taken in a fixed order (clubs, diamonds, hearts, spades), except that the
+``german`` starter's required card always comes first.
+
+Observation of a seat (a dict): ``seat``, ``players``, ``dealer``, ``phase`` (``swap``,
+``play``, ``over``), ``to_move``, ``move``, ``hand`` (own cards), ``pile`` (bottom first),
+``top`` (rank that must be matched, ``null`` when anything goes), ``burned``, ``stock`` (a
+count), ``seats`` (per seat: ``hand`` count, ``known`` hand cards that are public, ``faceup``,
+``facedown`` slots still there, ``out`` place or ``null``) and ``legal`` (empty unless it is
+that seat's turn).
+
+Choices where the rules page is silent (each has a test):
+
+* The dealer is drawn from the deal seed in every variant, not only ``cardems``; the set-up
+  swaps start left of the dealer.
+* The ``swedish`` starter's free first play may also be a draw-and-try.
+* A seat that forfeits takes last place; the others are ranked as at the cap (seats out keep
+  their places, the rest by cards held, fewer first).
+* Scores: the number of seats a seat beat minus the number that beat it (zero-sum).
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import insort
+from itertools import combinations
+
+from .. import cards as C
+from ..errors import GameError, IllegalAction
+from ..hookspecs import hookimpl
+from . import Game, Result, competition_ranks, zero_sum_scores
+
+MOVE_CAP = 250
+HAND, FACEUP, FACEDOWN = "hand", "faceup", "facedown"
+
+# variant -> (player counts, draw-and-try, transparent 7, play on after the first is out,
+#             suit order for the starting card or None, starter must include that card)
+RULES = {
+    "cardems": ((2,), False, False, False, None, False),
+    "swedish": (tuple(range(2, 9)), True, False, False, "HDCS", False),
+    "german": (tuple(range(2, 6)), True, True, True, "SHDC", True),
+}
+
+# Action strings are built once and parsed once: these caches map them to card tuples.
+_PLAY_CARDS: dict[str, tuple[int, ...]] = {}
+_PLAY_NAMES: dict[tuple[int, ...], str] = {}
+_SWAP_CARDS: dict[str, tuple[int, ...]] = {}
+_FLIPS = ("flip 0", "flip 1", "flip 2")
+_FLIP_SLOT = {a: i for i, a in enumerate(_FLIPS)}
+
+
+def _play_name(cards: tuple[int, ...]) -> str:
+    name = _PLAY_NAMES.get(cards)
+    if name is None:
+        name = "play " + " ".join(C.CARD_NAMES[c] for c in cards)
+        _PLAY_NAMES[cards] = name
+        _PLAY_CARDS[name] = cards
+    return name
+
+
+_DRAW = ("draw",)
+_PICKUP = ("pickup",)
+_GROUP_PLAYS: dict[tuple[int, ...], tuple[str, ...]] = {}  # same-rank cards -> their plays
+
+
+def _group_plays(group: tuple[int, ...]) -> tuple[str, ...]:
+    plays = _GROUP_PLAYS.get(group)
+    if plays is None:
+        plays = _GROUP_PLAYS[group] = tuple(
+            _play_name(group[:k]) for k in range(1, len(group) + 1))
+    return plays
+
+
+def _plays(cards: list[int], top: int, must: int | None = None) -> tuple[str, ...]:
+    """One play per (rank, count) of ``cards`` (sorted) that may go on ``top``.
+
+    ``must`` (the ``german`` starting card) is put first in its group.
+    """
+    out = ()
+    i, n = 0, len(cards)
+    while i < n:
+        r = cards[i] >> 2
+        j = i + 1
+        while j < n and cards[j] >> 2 == r:
+            j += 1
+        if r >= top or r == 2 or r == 10:
+            group = cards[i:j]
+            if must is not None and must in group:
+                group.remove(must)
+                group.insert(0, must)
+            out += _group_plays(tuple(group))
+        i = j
+    return out
+
+
+def _swap_name(cards: tuple[int, ...]) -> str:
+    name = "swap " + " ".join(C.CARD_NAMES[c] for c in cards)
+    _SWAP_CARDS[name] = cards
+    return name
+
+
+def _remove_known(known: list[int], played) -> None:
+    for c in played:
+        if c in known:
+            known.remove(c)
+
+
+class VandtiaState:
+    """One game of Vändtia. Build it with :class:`Vandtia` (``new_state`` or ``from_deal``)."""
+
+    def __init__(self, variant: str, players: int, dealer: int, hands, faceup, facedown,
+                 stock, pile=(), burned=(), to_move=None, moves=0, out=(), record=False):
+        (_, self.draw_allowed, self.transparent7, self.play_on, self.suit_order,
+         self.starter_must_include) = RULES[variant]
+        self.variant = variant
+        self.n = players
+        self.dealer = dealer
+        self.hands = [sorted(h) for h in hands]  # stage cards are kept sorted (legal memo)
+        self.faceup = [sorted(f) for f in faceup]
+        self.facedown = [list(f) for f in facedown]
+        self.stock = list(stock)  # top of the stock is the last element
+        self.pile = list(pile)
+        self.burned = list(burned)
+        self.known = [[] for _ in range(players)]  # public cards in each hand
+        self.out = list(out)
+        self.moves = moves
+        self.must_include = None
+        self.over = False
+        self.reason = None
+        self._ranks = None
+        self._legal = None
+        self.events = [] if record else None
+        if to_move is None:
+            self.swapping = [(dealer + 1 + i) % players for i in range(players)
+                             if (dealer + 1 + i) % players not in self.out]
+            self.to_move = self.swapping[0]
+        else:
+            self.swapping = []
+            self.to_move = to_move
+
+    # -- queries -------------------------------------------------------------------------
+
+    def is_over(self) -> bool:
+        return self.over
+
+    def stage(self, seat: int) -> str | None:
+        """The stage ``seat`` plays from (rules "Stages"), or None when it is out."""
+        if self.hands[seat]:
+            return HAND
+        if self.faceup[seat]:
+            return FACEUP
+        if any(c is not None for c in self.facedown[seat]):
+            return FACEDOWN
+        return None
+
+    def cards_held(self, seat: int) -> int:
+        return (len(self.hands[seat]) + len(self.faceup[seat])
+                + sum(c is not None for c in self.facedown[seat]))
+
+    def top(self) -> int:
+        """Rank a play must equal or beat; 0 when anything goes (empty pile or a 2).
+
+        In ``german`` sevens are transparent: the nearest non-7 below a run of sevens counts.
+        """
+        pile = self.pile
+        if not pile:
+            return 0
+        r = pile[-1] >> 2
+        if r == 7 and self.transparent7:
+            for c in reversed(pile):
+                r = c >> 2
+                if r != 7:
+                    break
+            else:
+                return 0
+        return 0 if r == 2 else r
+
+    def legal_actions(self) -> tuple[str, ...]:
+        """The legal actions, as a tuple (shared with a cache: never modify it)."""
+        legal = self._legal
+        if legal is not None:
+            return legal
+        if self.over:
+            legal = ()
+        elif self.swapping:
+            legal = self._swaps(self.to_move)
+        else:
+            p = self.to_move
+            hand = self.hands[p]
+            if self.must_include is not None:
+                legal = tuple(a for a in _plays(hand, self.top(), self.must_include)
+                              if self.must_include in _PLAY_CARDS[a])
+            elif hand:
+                legal = _plays(hand, self.top())
+                if self.draw_allowed and self.stock:
+                    legal += _DRAW
+                elif not legal:
+                    legal = _PICKUP
+            elif self.faceup[p]:
+                legal = _plays(self.faceup[p], self.top()) or _PICKUP
+            else:
+                legal = tuple(_FLIPS[i] for i, c in enumerate(self.facedown[p]) if c is not None)
+        self._legal = legal
+        return legal
+
+    def _swaps(self, p: int) -> list[str]:
+        visible = sorted(self.hands[p] + self.faceup[p])
+        k = len(self.faceup[p])
+        return tuple(_swap_name(combo) for combo in sorted(set(combinations(visible, k))))
+
+    # -- moves ---------------------------------------------------------------------------
+
+    def apply(self, action: str) -> None:
+        legal = self.legal_actions()
+        if action not in legal:
+            raise IllegalAction(f"{action!r} is not legal here")
+        self._legal = None
+        p = self.to_move
+        if self.swapping:
+            self._swap(p, _SWAP_CARDS[action])
+            return
+        self.moves += 1
+        cards = _PLAY_CARDS.get(action)
+        if cards is not None:
+            self._play(p, cards)
+        elif action == "pickup":
+            stage = HAND if self.hands[p] else FACEUP
+            picked = self.pile
+            self._take(p, picked)
+            self._event(p, stage, action, picked_up=C.names(picked))
+            self._next(p)
+        elif action == "draw":
+            self._draw(p)
+        else:
+            self._flip(p, _FLIP_SLOT[action])
+        if not self.over and self.moves >= MOVE_CAP:
+            self._finish("cap")
+
+    def _swap(self, p: int, up: tuple[int, ...]) -> None:
+        visible = self.hands[p] + self.faceup[p]
+        old_up = list(self.faceup[p])
+        for c in up:
+            visible.remove(c)
+            if c in old_up:
+                old_up.remove(c)
+        self.faceup[p] = list(up)
+        self.hands[p] = sorted(visible)
+        self.known[p] = old_up  # face-up cards that went into the hand are public
+        self._event(p, "swap", "swap " + " ".join(C.names(up)), faceup=C.names(up))
+        self.swapping.pop(0)
+        if self.swapping:
+            self.to_move = self.swapping[0]
+        else:
+            self._choose_starter()
+
+    def _choose_starter(self) -> None:
+        """Rules "Who starts": after the swaps, by variant."""
+        first = (self.dealer + 1) % self.n
+        self.to_move = first
+        if self.suit_order is None:
+            return
+        best = None
+        for i in range(self.n):
+            p = (first + i) % self.n
+            for c in self.hands[p]:
+                r = c >> 2
+                if r == 2 or r == 10:
+                    continue
+                key = (r, self.suit_order.index(C.SUITS[c & 3]))
+                if best is None or key < best[0]:
+                    best = (key, p, c)
+        if best is not None:
+            self.to_move = best[1]
+            if self.starter_must_include:
+                self.must_include = best[2]
+
+    def _play(self, p: int, cards: tuple[int, ...]) -> None:
+        hand = self.hands[p]
+        if hand:
+            stage, src = HAND, hand
+            if self.known[p]:
+                _remove_known(self.known[p], cards)
+        else:
+            stage, src = FACEUP, self.faceup[p]
+        for c in cards:
+            src.remove(c)
+        self.must_include = None
+        burn = self._put(cards)
+        drew = self._refill(p) if src is hand else None
+        if self.events is not None:
+            self._event(p, stage, "play " + " ".join(C.names(cards)), cards=C.names(cards),
+                        burn=burn, drew=C.names(drew or ()))
+        self._after_play(p, burn)
+
+    def _draw(self, p: int) -> None:
+        c = self.stock.pop()
+        r = c >> 2
+        top = self.top()
+        if r >= top or r == 2 or r == 10:
+            burn = self._put((c,))
+            drew = self._refill(p)
+            self._event(p, HAND, "draw", tried=C.CARD_NAMES[c], cards=[C.CARD_NAMES[c]],
+                        burn=burn, drew=C.names(drew))
+            self._after_play(p, burn)
+        else:
+            picked = self.pile + [c]
+            self._take(p, picked)
+            self._event(p, HAND, "draw", tried=C.CARD_NAMES[c], picked_up=C.names(picked))
+            self._next(p)
+
+    def _flip(self, p: int, slot: int) -> None:
+        c = self.facedown[p][slot]
+        self.facedown[p][slot] = None
+        r = c >> 2
+        top = self.top()
+        if r >= top or r == 2 or r == 10:
+            burn = self._put((c,))
+            self._event(p, FACEDOWN, _FLIPS[slot], flipped=C.CARD_NAMES[c],
+                        cards=[C.CARD_NAMES[c]], burn=burn)
+            self._after_play(p, burn)
+        else:
+            picked = self.pile + [c]
+            self._take(p, picked)
+            self._event(p, FACEDOWN, _FLIPS[slot], flipped=C.CARD_NAMES[c],
+                        picked_up=C.names(picked))
+            self._next(p)
+
+    def _put(self, cards) -> str | None:
+        """Put cards on the pile; burn it on a 10 or four of a kind on top (rules "Burn")."""
+        pile = self.pile
+        pile.extend(cards)
+        r = cards[0] >> 2
+        if r == 10:
+            burn = "10"
+        elif (len(pile) >= 4 and pile[-2] >> 2 == r and pile[-3] >> 2 == r
+              and pile[-4] >> 2 == r):
+            burn = "four"
+        else:
+            return None
+        self.burned.extend(pile)
+        self.pile = []
+        return burn
+
+    def _take(self, p: int, cards: list[int]) -> None:
+        hand = self.hands[p]
+        hand.extend(cards)
+        hand.sort()
+        self.known[p].extend(cards)
+        self.pile = []
+
+    def _refill(self, p: int) -> list[str]:
+        hand, stock = self.hands[p], self.stock
+        drew = []
+        while stock and len(hand) < 3:
+            c = stock.pop()
+            insort(hand, c)
+            drew.append(c)
+        return drew
+
+    def _after_play(self, p: int, burn: str | None) -> None:
+        if not self.hands[p] and self.stage(p) is None:
+            self.out.append(p)
+            if self.events is not None:
+                self.events[-1]["out"] = len(self.out)
+            if not self.play_on or self.n - len(self.out) <= 1:
+                self._finish("out")
+                return
+            self._next(p)
+        elif burn:
+            self.to_move = p
+        else:
+            self._next(p)
+
+    def _next(self, p: int) -> None:
+        n, out = self.n, self.out
+        q = (p + 1) % n
+        while q in out:
+            q = (q + 1) % n
+        self.to_move = q
+
+    def _event(self, seat: int, stage: str, action: str, **info) -> None:
+        if self.events is not None:
+            ev = {"move": self.moves if stage != "swap" else None, "seat": seat,
+                  "stage": stage, "action": action}
+            ev.update({k: v for k, v in info.items() if v})
+            self.events.append(ev)
+
+    # -- the end -------------------------------------------------------------------------
+
+    def _finish(self, reason: str, loser: int | None = None) -> None:
+        """Rank the seats (rules "End of the game and results")."""
+        n = self.n
+        place = {p: i + 1 for i, p in enumerate(self.out)}
+        if reason == "out" and not self.play_on:
+            ranks = [1 if p in place else 2 for p in range(n)]
+        else:
+            # Seats out keep their places; the rest follow by cards held (the cap ranking);
+            # a forfeiting seat comes after everyone.
+            keys = []
+            for p in range(n):
+                if p in place:
+                    keys.append((0, place[p]))
+                elif p == loser:
+                    keys.append((2, 0))
+                else:
+                    keys.append((1, self.cards_held(p)))
+            ranks = competition_ranks(keys)
+        self._ranks = ranks
+        self.over = True
+        self.reason = reason
+        self.to_move = None
+        self._legal = None
+
+    def forfeit(self, seat: int) -> None:
+        """End the game now with ``seat`` in last place (a bot fault)."""
+        if not self.over:
+            self._finish("forfeit", loser=seat)
+
+    def result(self) -> Result:
+        if not self.over:
+            raise ValueError("the game is not over")
+        return Result(ranks=list(self._ranks), scores=zero_sum_scores(self._ranks),
+                      reason=self.reason, moves=self.moves)
+
+    # -- what a seat knows ---------------------------------------------------------------
+
+    def observation(self, seat: int) -> dict:
+        top = self.top()
+        place = {p: i + 1 for i, p in enumerate(self.out)}
+        return {
+            "game": "vandtia",
+            "variant": self.variant,
+            "seat": seat,
+            "players": self.n,
+            "dealer": self.dealer,
+            "phase": "over" if self.over else ("swap" if self.swapping else "play"),
+            "to_move": self.to_move,
+            "move": self.moves,
+            "move_cap": MOVE_CAP,
+            "hand": C.names(sorted(self.hands[seat])),
+            "pile": C.names(self.pile),
+            "top": C.RANK_NAMES[top] if top else None,
+            "burned": C.names(self.burned),
+            "stock": len(self.stock),
+            "seats": [
+                {
+                    "hand": len(self.hands[p]),
+                    "known": C.names(sorted(self.known[p])),
+                    "faceup": C.names(sorted(self.faceup[p])),
+                    "facedown": [i for i, c in enumerate(self.facedown[p]) if c is not None],
+                    "out": place.get(p),
+                }
+                for p in range(self.n)
+            ],
+            "legal": list(self.legal_actions()) if seat == self.to_move else [],
+        }
+
+    def all_cards(self) -> list[int]:
+        """Every card in the game wherever it lies (for conservation checks)."""
+        cards = self.stock + self.pile + self.burned
+        for p in range(self.n):
+            cards += self.hands[p] + self.faceup[p]
+            cards += [c for c in self.facedown[p] if c is not None]
+        return cards
+
+
+class Vandtia(Game):
+    """Factory and metadata for Vändtia."""
+
+    name = "vandtia"
+    title = "Vändtia"
+    variants = {v: rules[0] for v, rules in RULES.items()}
+    default_variant = "cardems"
+    move_cap = MOVE_CAP
+    description = "shedding game of the Palace family"
+
+    @staticmethod
+    def decks(variant: str, players: int) -> int:
+        return 2 if variant == "swedish" and players >= 6 else 1
+
+    def new_state(self, variant: str, players: int, seed: int,
+                  record: bool = False) -> VandtiaState:
+        variant = self.check(variant, players)
+        rng = random.Random(C.derive_seed(seed, "deal"))
+        dealer = rng.randrange(players)
+        deck = C.deck(self.decks(variant, players))
+        rng.shuffle(deck)
+        hands, faceup, facedown = [], [], []
+        for p in range(players):
+            base = 9 * p
+            facedown.append(deck[base:base + 3])
+            faceup.append(deck[base + 3:base + 6])
+            hands.append(deck[base + 6:base + 9])
+        stock = deck[9 * players:]
+        state = VandtiaState(variant, players, dealer, hands, faceup, facedown, stock,
+                             record=record)
+        if record:
+            state.events.append(self._deal_event(state))
+        return state
+
+    def from_deal(self, variant: str, deal: dict, record: bool = False) -> VandtiaState:
+        """A state from an explicit deal (the JSON form in docs/game-api.md)."""
+        if not isinstance(deal, dict) or not isinstance(deal.get("players"), list):
+            raise GameError("a deal is an object with a 'players' list")
+        players = len(deal["players"])
+        variant = self.check(variant, players)
+        copies = self.decks(variant, players)
+
+        def cards(value, what, allow_gaps=False):
+            if not isinstance(value, list):
+                raise GameError(f"deal: {what} must be a list of cards")
+            try:
+                return [None if (allow_gaps and v is None) else C.parse(v) for v in value]
+            except ValueError as e:
+                raise GameError(f"deal: {what}: {e}") from None
+
+        hands, faceup, facedown = [], [], []
+        for p, seat in enumerate(deal["players"]):
+            if not isinstance(seat, dict):
+                raise GameError(f"deal: players[{p}] must be an object")
+            hands.append(cards(seat.get("hand", []), f"players[{p}].hand"))
+            faceup.append(cards(seat.get("faceup", []), f"players[{p}].faceup"))
+            down = cards(seat.get("facedown", []), f"players[{p}].facedown", allow_gaps=True)
+            if len(down) > 3:
+                raise GameError(f"deal: players[{p}].facedown has more than 3 slots")
+            facedown.append(down + [None] * (3 - len(down)))
+        stock = cards(deal.get("stock", []), "stock")[::-1]
+        pile = cards(deal.get("pile", []), "pile")
+        burned = cards(deal.get("burned", []), "burned")
+        everything = stock + pile + burned + [c for group in hands + faceup + facedown
+                                              for c in group if c is not None]
+        for c in set(everything):
+            if everything.count(c) > copies:
+                raise GameError(f"deal: {C.name(c)} appears more than {copies} time(s)")
+        dealer = deal.get("dealer", 0)
+        to_move = deal.get("to_move")
+        out = deal.get("out", [])
+        moves = deal.get("moves", 0)
+        for label, value in (("dealer", dealer), ("to_move", to_move)):
+            if value is not None and (not isinstance(value, int) or not 0 <= value < players):
+                raise GameError(f"deal: {label} must be a seat number 0-{players - 1}")
+        if not isinstance(moves, int) or not 0 <= moves < MOVE_CAP:
+            raise GameError(f"deal: moves must be a number 0-{MOVE_CAP - 1}")
+        if not isinstance(out, list) or any(p not in range(players) for p in out):
+            raise GameError("deal: out must be a list of seat numbers")
+        state = VandtiaState(variant, players, dealer, hands, faceup, facedown, stock,
+                             pile=pile, burned=burned, to_move=to_move, moves=moves,
+                             out=out, record=record)
+        for p in range(players):
+            held = state.cards_held(p)
+            if (p in out) != (held == 0):
+                raise GameError(f"deal: seat {p} must be listed in 'out' exactly when it "
+                                "holds no cards")
+            if held and stock and not hands[p]:
+                raise GameError(f"deal: seat {p} has no hand cards while the stock lasts")
+        if to_move in out:
+            raise GameError("deal: to_move is a seat that is already out")
+        if record:
+            state.events.append(self._deal_event(state))
+        return state
+
+    @staticmethod
+    def _deal_event(state: VandtiaState) -> dict:
+        return {
+            "move": None, "seat": None, "stage": "deal", "action": "deal",
+            "dealer": state.dealer,
+            "hands": [C.names(h) for h in state.hands],
+            "faceup": [C.names(f) for f in state.faceup],
+            "facedown": [[C.name(c) if c is not None else None for c in f]
+                         for f in state.facedown],
+            "stock": len(state.stock),
+        }
+
+
+GAME = Vandtia()
+
+
+@hookimpl
+def register_games(register):
+    register(GAME)

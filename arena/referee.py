@@ -1,0 +1,102 @@
+"""Plays one match: asks each seat to move, checks legality, enforces the cap, records the
+replay and turns bot faults into forfeits.
+
+A match is fully described by (game, variant, players, seed, actions): :func:`replay` rebuilds
+every state from those, so the stored replay is the action list and nothing else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .cards import derive_seed
+from .games import Result
+
+
+@dataclass
+class Match:
+    """A finished match: what was asked for, every action in order, and the result."""
+
+    game: str
+    variant: str
+    seed: int
+    players: list[str]
+    actions: list = field(default_factory=list)
+    result: Result | None = None
+
+    def to_json(self) -> dict:
+        return {
+            "game": self.game,
+            "variant": self.variant,
+            "seed": self.seed,
+            "players": list(self.players),
+            "result": self.result.to_json() if self.result else None,
+            "actions": list(self.actions),
+        }
+
+
+def _fault(e: BaseException) -> str:
+    text = str(e).splitlines()[0][:200] if str(e) else ""
+    return f"crash: {type(e).__name__}: {text}" if text else f"crash: {type(e).__name__}"
+
+
+def play_match(game, variant: str, bots: list, seed: int, names: list[str] | None = None,
+               record: bool = False):
+    """Referee one match of ``game`` between ``bots`` (objects with the Bot interface).
+
+    Returns ``(match, state)``; the state is the final one (with events if ``record``).
+    A bot that raises, or answers something not in the legal list, forfeits: it takes last
+    place, the match ends, and the reason is stored in ``result.faults``.
+    """
+    n = len(bots)
+    variant = game.check(variant, n)
+    names = list(names or [getattr(b, "name", f"seat{i}") for i, b in enumerate(bots)])
+    state = game.new_state(variant, n, seed, record=record)
+    match = Match(game.name, variant, seed, names)
+    faults: list[str | None] = [None] * n
+
+    def forfeit(seat: int, reason: str) -> None:
+        faults[seat] = reason
+        state.forfeit(seat)
+
+    for seat, bot in enumerate(bots):
+        info = {"game": game.name, "variant": variant, "seat": seat, "players": n,
+                "seed": derive_seed(seed, "bot", seat)}
+        try:
+            bot.start(info)
+        except (Exception, SystemExit) as e:
+            forfeit(seat, _fault(e))
+            break
+
+    actions = match.actions
+    while not state.is_over():
+        seat = state.to_move
+        legal = state.legal_actions()
+        try:
+            action = bots[seat].act(state.observation(seat), list(legal))
+        except (Exception, SystemExit) as e:
+            forfeit(seat, _fault(e))
+            break
+        if action not in legal:
+            forfeit(seat, f"illegal action: {str(action)[:200]!r}")
+            break
+        actions.append(action)
+        state.apply(action)
+
+    r = state.result()
+    match.result = Result(r.ranks, r.scores, r.reason, r.moves, faults)
+    public = match.result.to_json()
+    for bot in bots:
+        try:
+            bot.end(public)
+        except (Exception, SystemExit):
+            pass  # the result is final once the game is over; a failing ``end`` changes nothing
+    return match, state
+
+
+def replay(game, variant: str, players: int, seed: int, actions: list, record: bool = False):
+    """The state reached by ``actions`` from ``seed``; IllegalAction if one does not fit."""
+    state = game.new_state(variant, players, seed, record=record)
+    for action in actions:
+        state.apply(action)
+    return state

@@ -1,0 +1,99 @@
+"""Readable transcripts and result tables of a match, with rich.
+
+A transcript is rendered from the events a state records when built with ``record=True``
+(the CLI replays the stored actions to get them). Hidden cards - hands, face-down cards and
+stock draws - appear only when ``omniscient``; everything a spectator sees appears always.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from .cards import SUIT_SYMBOLS
+
+
+def card_text(name: str) -> str:
+    return name[:-1] + SUIT_SYMBOLS.get(name[-1], name[-1])
+
+
+def cards_text(names) -> str:
+    return " ".join(card_text(n) for n in names) if names else "-"
+
+
+def _effects(ev: dict, omniscient: bool) -> str:
+    parts = []
+    if "tried" in ev:
+        parts.append(f"drew {card_text(ev['tried'])} and tried it")
+    if "flipped" in ev:
+        parts.append(f"turned {card_text(ev['flipped'])}")
+    if ev.get("burn") == "10":
+        parts.append("burns the pile (10)")
+    elif ev.get("burn") == "four":
+        parts.append("burns the pile (four of a kind)")
+    if "picked_up" in ev:
+        parts.append(f"picks up {len(ev['picked_up'])}: {cards_text(ev['picked_up'])}")
+    if omniscient and ev.get("drew"):
+        parts.append(f"refills {cards_text(ev['drew'])}")
+    if ev.get("out"):
+        parts.append(f"OUT (place {ev['out']})")
+    return "; ".join(parts)
+
+
+def render_transcript(match, events: list, omniscient: bool = False) -> Group:
+    """The match as rich renderables: header, deal, one row per action, result."""
+    names = match.players
+    parts = [Text(f"{match.game} · {match.variant} · seed {match.seed} · "
+                  + ", ".join(f"seat {i}: {n}" for i, n in enumerate(names)), style="bold")]
+    moves = Table(box=None, pad_edge=False, show_edge=False)
+    for col in ("move", "seat", "stage", "cards", "what happens"):
+        moves.add_column(col, justify="right" if col == "move" else "left")
+    for ev in events:
+        if ev["stage"] == "deal":
+            parts.append(_deal_table(ev, names, omniscient))
+            continue
+        if ev["stage"] == "swap":
+            moves.add_row("", f"{ev['seat']} {names[ev['seat']]}", "set-up",
+                          "face-up " + cards_text(ev["faceup"]), "")
+            continue
+        action = ev["action"]
+        shown = cards_text(ev["cards"]) if "cards" in ev and not action.startswith(
+            ("draw", "flip")) else action.split()[0]
+        moves.add_row(str(ev["move"]), f"{ev['seat']} {names[ev['seat']]}", ev["stage"],
+                      shown, _effects(ev, omniscient))
+    parts.append(moves)
+    parts.append(render_result(match))
+    return Group(*parts)
+
+
+def _deal_table(ev: dict, names: list[str], omniscient: bool) -> Table:
+    table = Table(title=f"deal (dealer: seat {ev['dealer']}, stock {ev['stock']})",
+                  title_justify="left", box=None, show_edge=False)
+    table.add_column("seat")
+    table.add_column("face-up")
+    table.add_column("hand")
+    table.add_column("face-down")
+    for p, name in enumerate(names):
+        hand = cards_text(ev["hands"][p]) if omniscient else f"{len(ev['hands'][p])} hidden"
+        down = ev["facedown"][p]
+        facedown = (" ".join(card_text(c) if c else "·" for c in down) if omniscient
+                    else f"{sum(c is not None for c in down)} hidden")
+        table.add_row(f"{p} {name}", cards_text(ev["faceup"][p]), hand, facedown)
+    return table
+
+
+def render_result(match) -> Table:
+    r = match.result
+    table = Table(title=f"result: {r.reason} after {r.moves} moves", title_justify="left")
+    for col in ("seat", "bot", "rank", "score", "fault"):
+        table.add_column(col)
+    faults = r.faults or [None] * len(r.ranks)
+    for seat, name in enumerate(match.players):
+        table.add_row(str(seat), name, str(r.ranks[seat]), str(r.scores[seat]),
+                      faults[seat] or "")
+    return table
+
+
+def print_renderable(renderable, stderr: bool = False) -> None:
+    Console(stderr=stderr, highlight=False, soft_wrap=False).print(renderable)
