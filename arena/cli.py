@@ -67,6 +67,9 @@ def _play(registry, game_name, variant, bot_names, seed, show, omniscient, as_js
     game = registry.game(game_name)
     variant = game.check(variant, len(bot_names))
     entries = [registry.bot(name, game.name) for name in bot_names]
+    if seed is None:
+        seed = secrets.randbelow(2**31)
+        click.echo(f"seed {seed}", err=True)
     match, _ = play_match(game, variant, [make_bot(e) for e in entries], seed, bot_names)
     if show or omniscient:
         # The transcript comes from replaying the stored actions with events recorded.
@@ -90,9 +93,6 @@ def _play(registry, game_name, variant, bot_names, seed, show, omniscient, as_js
 @click.pass_obj
 def play(registry, game, bot_names, variant, seed, show, omniscient, as_json) -> None:
     """Play one match: one BOT per seat, seat 0 first."""
-    if seed is None:
-        seed = secrets.randbelow(2**31)
-        click.echo(f"seed {seed}", err=True)
     _play(registry, game, variant, bot_names, seed, show, omniscient, as_json)
 
 

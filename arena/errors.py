@@ -4,6 +4,9 @@
 class ArenaError(Exception):
     """A mistake in what the user asked for (unknown name, bad option, bad deal...)."""
 
+    def __str__(self) -> str:  # KeyError-style quoting would garble the one-line message
+        return str(self.args[0]) if self.args else ""
+
 
 class UnknownGame(ArenaError, KeyError):
     pass
@@ -23,6 +26,3 @@ class IllegalAction(ValueError):
 
 class PluginError(ArenaError):
     """A plugin that cannot be loaded or registers something inconsistent."""
-
-    def __str__(self) -> str:  # KeyError-style quoting would garble the one-line message
-        return str(self.args[0]) if self.args else ""

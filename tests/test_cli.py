@@ -1,0 +1,120 @@
+"""The arena command, run as a user runs it: a real subprocess each time."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+
+def arena(*args, env=None, cwd=None):
+    full_env = {**os.environ, "COLUMNS": "100", **(env or {})}
+    full_env.pop("ARENA_BOTS_DIR", None) if "ARENA_BOTS_DIR" not in (env or {}) else None
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True,
+                          text=True, env=full_env, cwd=cwd, timeout=120)
+
+
+def test_games_lists_the_variants_and_player_counts():
+    out = arena("games").stdout
+    assert "vandtia" in out and "cardems" in out and "swedish" in out and "german" in out
+    assert "2-8" in out and "2-5" in out
+
+
+def test_bots_lists_reference_bots_with_their_source():
+    out = arena("bots").stdout
+    assert "random" in out and "greedy" in out and "arena 0.1.0" in out
+
+
+def test_play_show_is_byte_for_byte_reproducible():
+    args = ("play", "vandtia", "random", "greedy", "--variant", "cardems", "--seed", "7",
+            "--show")
+    first, second = arena(*args), arena(*args)
+    assert first.returncode == 0 and first.stdout == second.stdout
+    assert "seat 0: random" in first.stdout and "result:" in first.stdout
+    assert "hidden" in first.stdout
+
+
+def test_play_json_is_the_full_result_and_replay_without_timings():
+    args = ("play", "vandtia", "greedy", "greedy", "random", "--variant", "german", "--seed",
+            "3", "--show", "--json")
+    first, second = arena(*args), arena(*args)
+    assert first.stdout == second.stdout and first.stderr == second.stderr
+    data = json.loads(first.stdout)
+    assert data["players"] == ["greedy", "greedy", "random"] and data["seed"] == 3
+    assert sorted(data["result"]["ranks"]) == [1, 2, 3]
+    assert not any(k in first.stdout for k in ("time", "duration", "elapsed"))
+    assert "seat 2: random" in first.stderr, "the transcript goes to stderr with --json"
+
+
+def test_omniscient_shows_hidden_cards():
+    args = ("play", "vandtia", "random", "random", "--seed", "1")
+    assert "hidden" in arena(*args, "--show").stdout
+    assert "hidden" not in arena(*args, "--omniscient").stdout
+
+
+def test_play_without_a_seed_says_which_seed_it_used():
+    result = arena("play", "vandtia", "random", "random")
+    assert result.returncode == 0 and result.stderr.startswith("seed ")
+
+
+@pytest.mark.parametrize("args,message", [
+    (("play", "chess", "random", "random"), "unknown game 'chess'"),
+    (("play", "vandtia", "random", "random", "--variant", "dutch"), "no variant 'dutch'"),
+    (("play", "vandtia", "random", "nobody"), "unknown bot 'nobody'"),
+    (("play", "vandtia", "random", "random", "random"), "played by 2 players, not 3"),
+    (("play", "vandtia", "random", "random", "--seed", "x"), "'x' is not a valid integer"),
+    (("play", "vandtia"), "Missing argument"),
+    (("--bots-dir", "/nonexistent", "bots"), "bots folder not found"),
+    (("frobnicate",), "No such command"),
+])
+def test_user_mistakes_are_one_line_and_exit_2(args, message):
+    result = arena(*args)
+    assert result.returncode == 2, result.stderr
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.stderr
+
+
+BOT = """
+import arena
+
+class Bot:
+    def act(self, observation, legal):
+        return legal[0]
+
+@arena.hookimpl
+def register_bots(register):
+    register("mine", Bot, games=["vandtia"])
+"""
+
+
+def test_a_bot_from_a_bots_dir_plays(tmp_path):
+    (tmp_path / "mine.py").write_text(BOT)
+    result = arena("--bots-dir", str(tmp_path), "play", "vandtia", "mine", "random",
+                   "--seed", "2")
+    assert result.returncode == 0 and "mine" in result.stdout
+    listed = arena("bots", env={"ARENA_BOTS_DIR": str(tmp_path)}).stdout
+    assert "mine" in listed and str(tmp_path / "mine.py") in listed
+
+
+def test_a_bot_for_another_game_is_refused(tmp_path):
+    (tmp_path / "mine.py").write_text(BOT.replace('["vandtia"]', '["tractor"]'))
+    result = arena("--bots-dir", str(tmp_path), "play", "vandtia", "mine", "random")
+    assert result.returncode == 2 and "does not play vandtia" in result.stderr
+
+
+def test_demo_plays_one_match_per_variant():
+    out = arena("demo").stdout
+    for variant in ("cardems", "swedish", "german"):
+        assert f"vandtia · {variant}" in out
+    assert out.count("result:") == 3
+
+
+def test_bench_reports_games_per_second():
+    result = arena("bench", "--games", "20")
+    assert result.returncode == 0 and "games/s per core" in result.stdout
+
+
+def test_help_and_version():
+    assert arena("--help").returncode == 0 and "play" in arena("--help").stdout
+    assert "0.1.0" in arena("--version").stdout

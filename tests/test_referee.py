@@ -1,0 +1,119 @@
+"""The referee: forfeits instead of crashes, per-seat seeds, replays that reproduce."""
+
+import json
+
+from arena.bot import PythonBot, make_bot
+from arena.games.vandtia import GAME
+from arena.referee import play_match, replay
+
+
+class Crashes:
+    def act(self, observation, legal):
+        raise RuntimeError("boom")
+
+
+class Illegal:
+    def act(self, observation, legal):
+        return "play 99X"
+
+
+class BadStart:
+    def start(self, info):
+        raise ValueError("no")
+
+    def act(self, observation, legal):
+        return legal[0]
+
+
+class Exits:
+    def act(self, observation, legal):
+        raise SystemExit(3)
+
+
+class BadEnd:
+    def act(self, observation, legal):
+        return legal[0]
+
+    def end(self, result):
+        raise RuntimeError("late")
+
+
+class Recorder:
+    def __init__(self):
+        self.infos, self.results, self.legals = [], [], []
+
+    def start(self, info):
+        self.infos.append(info)
+
+    def act(self, observation, legal):
+        assert observation["legal"] == legal
+        self.legals.append(legal)
+        legal.append("mutating my copy changes nothing")
+        return legal[0]
+
+    def end(self, result):
+        self.results.append(result)
+
+
+def random_bot(registry):
+    return make_bot(registry.bot("random", "vandtia"))
+
+
+def test_a_crashing_bot_forfeits_and_takes_last_place(registry):
+    match, _ = play_match(GAME, "cardems", [PythonBot(Crashes()), random_bot(registry)], 3)
+    seat = match.result.faults.index("crash: RuntimeError: boom")
+    assert match.result.reason == "forfeit" and match.result.ranks[seat] == 2
+    assert match.result.ranks[1 - seat] == 1
+
+
+def test_an_illegal_action_forfeits(registry):
+    match, _ = play_match(GAME, "swedish",
+                          [random_bot(registry), PythonBot(Illegal()), random_bot(registry)], 3)
+    assert match.result.faults[1] == "illegal action: 'play 99X'"
+    assert match.result.ranks[1] == 3 and match.result.reason == "forfeit"
+
+
+def test_a_bot_failing_at_start_forfeits(registry):
+    match, _ = play_match(GAME, "cardems", [random_bot(registry), PythonBot(BadStart())], 1)
+    assert match.result.faults == [None, "crash: ValueError: no"]
+    assert match.actions == [] and match.result.ranks == [1, 2]
+
+
+def test_sys_exit_in_a_bot_is_a_fault_not_an_exit(registry):
+    match, _ = play_match(GAME, "cardems", [PythonBot(Exits()), random_bot(registry)], 1)
+    assert "crash: SystemExit" in [f for f in match.result.faults if f][0]
+
+
+def test_a_failing_end_changes_nothing(registry):
+    match, _ = play_match(GAME, "cardems", [PythonBot(BadEnd()), random_bot(registry)], 1)
+    assert match.result.faults == [None, None] and match.result.reason in ("out", "cap")
+
+
+def test_each_bot_gets_its_own_derived_seed_and_the_result():
+    a, b = Recorder(), Recorder()
+    match, _ = play_match(GAME, "cardems", [PythonBot(a), PythonBot(b)], 42)
+    seeds = {a.infos[0]["seed"], b.infos[0]["seed"], 42}
+    assert len(seeds) == 3
+    assert a.infos[0] == {"game": "vandtia", "variant": "cardems", "seat": 0, "players": 2,
+                          "seed": a.infos[0]["seed"]}
+    assert a.results == [match.result.to_json()] == b.results
+    again = Recorder()
+    play_match(GAME, "cardems", [PythonBot(again), PythonBot(Recorder())], 42)
+    assert again.infos == a.infos
+
+
+def test_replaying_the_actions_from_the_seed_reproduces_the_result(registry):
+    bots = [random_bot(registry), make_bot(registry.bot("greedy", "vandtia")),
+            random_bot(registry)]
+    match, final = play_match(GAME, "german", bots, 8)
+    again = replay(GAME, "german", 3, 8, match.actions)
+    assert again.__dict__ == final.__dict__
+    assert again.result() == final.result()
+
+
+def test_match_json_has_the_replay_and_no_timings(registry):
+    match, _ = play_match(GAME, "cardems", [random_bot(registry), random_bot(registry)], 5)
+    data = json.loads(json.dumps(match.to_json()))
+    assert set(data) == {"game", "variant", "seed", "players", "result", "actions"}
+    assert set(data["result"]) == {"ranks", "scores", "reason", "moves", "faults"}
+    assert len(data["actions"]) >= data["result"]["moves"]

@@ -1,0 +1,111 @@
+"""Invariants of the Vändtia engine, checked over many random games."""
+
+import copy
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.games.vandtia import GAME, MOVE_CAP
+
+CONFIGS = [(v, n) for v, counts in GAME.variants.items() for n in counts]
+
+
+def random_game(variant, players, seed, choice_seed, step=None):
+    state = GAME.new_state(variant, players, seed)
+    rng = random.Random(choice_seed)
+    while not state.is_over():
+        if step:
+            step(state)
+        legal = state.legal_actions()
+        state.apply(legal[rng.randrange(len(legal))])
+    return state
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(CONFIGS), st.integers(0, 2**32), st.integers(0, 2**32))
+def test_cards_are_conserved_at_every_step(config, seed, choice_seed):
+    variant, players = config
+    start = Counter(GAME.new_state(variant, players, seed).all_cards())
+
+    def check(state):
+        assert Counter(state.all_cards()) == start
+        for p in range(players):
+            assert not Counter(state.known[p]) - Counter(state.hands[p]), "known ⊆ hand"
+
+    check(random_game(variant, players, seed, choice_seed, step=check))
+
+
+def _permute_hidden(state, seat, rng):
+    """A copy of ``state`` with every card hidden from ``seat`` shuffled among the places
+    that hold hidden cards: other hands (beyond their public cards), the stock, face-down."""
+    s = copy.deepcopy(state)
+    pool, slots = [], []
+    for p in range(s.n):
+        if p != seat:
+            unknown = list((Counter(s.hands[p]) - Counter(s.known[p])).elements())
+            pool += unknown
+            slots.append(("hand", p, len(unknown)))
+        for i, c in enumerate(s.facedown[p]):
+            if c is not None:
+                pool.append(c)
+                slots.append(("down", p, i))
+    pool += s.stock
+    slots.append(("stock", len(s.stock)))
+    rng.shuffle(pool)
+    for slot in slots:
+        if slot[0] == "hand":
+            _, p, k = slot
+            s.hands[p] = sorted(s.known[p] + [pool.pop() for _ in range(k)])
+        elif slot[0] == "down":
+            s.facedown[slot[1]][slot[2]] = pool.pop()
+        else:
+            s.stock = [pool.pop() for _ in range(slot[1])]
+    assert not pool
+    return s
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(CONFIGS), st.integers(0, 2**32), st.integers(0, 2**32))
+def test_observation_is_unchanged_when_hidden_cards_are_permuted(config, seed, choice_seed):
+    variant, players = config
+    rng = random.Random(choice_seed)
+
+    def check(state):
+        if rng.random() < 0.1:
+            seat = rng.randrange(players)
+            other = _permute_hidden(state, seat, rng)
+            assert other.observation(seat) == state.observation(seat)
+
+    random_game(variant, players, seed, choice_seed, step=check)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(CONFIGS), st.integers(0, 2**32))
+def test_same_seed_gives_the_same_game(config, seed):
+    variant, players = config
+    a = random_game(variant, players, seed, seed)
+    b = random_game(variant, players, seed, seed)
+    assert a.__dict__ == b.__dict__
+
+
+@pytest.mark.parametrize("variant,players", CONFIGS)
+def test_a_thousand_random_games_end_within_the_cap_with_valid_ranks(variant, players):
+    reasons = Counter()
+    for seed in range(1000):
+        state = random_game(variant, players, seed, seed + 1)
+        r = state.result()
+        assert state.moves <= MOVE_CAP and len(r.ranks) == players
+        assert r.ranks == [1 + sum(o < x for o in r.ranks) for x in r.ranks]
+        assert sum(r.scores) == 0
+        if r.reason == "out":
+            if variant == "german":
+                assert sorted(r.ranks) == list(range(1, players + 1))
+            else:
+                assert sorted(r.ranks) == [1] + [2] * (players - 1)
+        else:
+            assert r.reason == "cap" and state.moves == MOVE_CAP
+        reasons[r.reason] += 1
+    assert reasons["out"] > 0, "some random games finish naturally"
