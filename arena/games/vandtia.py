@@ -100,7 +100,8 @@ def _plays(cards: list[int], top: int, must: int | None = None) -> tuple[str, ..
             if must is not None and must in group:
                 group.remove(must)
                 group.insert(0, must)
-            out += _group_plays(tuple(group))
+            group = tuple(group)
+            out += _GROUP_PLAYS.get(group) or _group_plays(group)
         i = j
     return out
 
@@ -298,7 +299,7 @@ class VandtiaState:
             src.remove(c)
         self.must_include = None
         burn = self._put(cards)
-        drew = self._refill(p) if src is hand else None
+        drew = self._refill(p) if src is hand and self.stock else None
         if self.events is not None:
             self._event(p, stage, "play " + " ".join(C.names(cards)), cards=C.names(cards),
                         burn=burn, drew=C.names(drew or ()))
