@@ -12,10 +12,12 @@ import sys
 
 import click
 from rich.table import Table
+from sqlalchemy.exc import SQLAlchemyError
 
 from . import __version__
 from .bench import engine_games, referee_games
 from .bot import make_bot
+from .db import DEFAULT_URL
 from .errors import ArenaError
 from .plugins import Registry, bots_dirs_from_env
 from .referee import play_match, replay
@@ -32,10 +34,13 @@ DEMO = [  # (variant, bots, seed): one match per Vändtia variant with the refer
 @click.version_option(__version__, prog_name="arena")
 @click.option("--bots-dir", "bots_dirs", multiple=True, metavar="DIR",
               help="Folder of single-file bots (repeatable; default: $ARENA_BOTS_DIR).")
+@click.option("--db", "db_url", metavar="URL", envvar="ARENA_DB",
+              help=f"Database URL (default: $ARENA_DB or {DEFAULT_URL}).")
 @click.pass_context
-def cli(ctx: click.Context, bots_dirs: tuple[str, ...]) -> None:
+def cli(ctx: click.Context, bots_dirs: tuple[str, ...], db_url: str | None) -> None:
     """Run card-game bot tournaments."""
     ctx.obj = Registry(bots_dirs=list(bots_dirs) or bots_dirs_from_env())
+    ctx.obj.db_url = db_url or DEFAULT_URL
 
 
 @cli.command()
@@ -99,10 +104,15 @@ def play(registry, game, bot_names, variant, seed, show, omniscient, as_json) ->
 @cli.command()
 @click.pass_obj
 def demo(registry: Registry) -> None:
-    """Show one match of every Vändtia variant between the reference bots."""
+    """One match of each Vändtia variant, then a short season of each and its leaderboard."""
+    import tempfile
+
+    from .cli_league import run_demo_seasons
+
     for variant, bot_names, seed in DEMO:
-        _play(registry, "vandtia", variant, bot_names, seed, True, False, False)
-        click.echo()
+        _play(registry, "vandtia", variant, bot_names, seed, False, False, False)
+    with tempfile.TemporaryDirectory() as tmp:
+        run_demo_seasons(registry, f"sqlite:///{tmp}/demo.db")
 
 
 @cli.command()
@@ -128,6 +138,17 @@ def bench(registry, game_name, variant, players, n, seed) -> None:
     print_renderable(table)
 
 
+def _register_league_commands() -> None:
+    from .cli_league import leaderboard, replay_command, season
+
+    cli.add_command(season)
+    cli.add_command(leaderboard)
+    cli.add_command(replay_command)
+
+
+_register_league_commands()
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: user mistakes become one line and exit status 2."""
     try:
@@ -140,5 +161,9 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(2)
     except ArenaError as e:
         click.echo(f"arena: error: {e}", err=True)
+        sys.exit(2)
+    except SQLAlchemyError as e:  # e.g. the database went read-only or away mid-run
+        text = str(getattr(e, "orig", None) or e).splitlines()[0]
+        click.echo(f"arena: error: database: {text}", err=True)
         sys.exit(2)
     sys.exit(code if isinstance(code, int) else 0)

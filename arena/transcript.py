@@ -41,8 +41,12 @@ def _effects(ev: dict, omniscient: bool) -> str:
     return "; ".join(parts)
 
 
-def render_transcript(match, events: list, omniscient: bool = False) -> Group:
-    """The match as rich renderables: header, deal, one row per action, result."""
+def render_transcript(match, events: list, omniscient: bool = False,
+                      viewer: int | None = None) -> Group:
+    """The match as rich renderables: header, deal, one row per action, result.
+
+    ``viewer``: show that seat's own hidden cards (its hand and draws), as it saw the game.
+    """
     names = match.players
     parts = [Text(f"{match.game} · {match.variant} · seed {match.seed} · "
                   + ", ".join(f"seat {i}: {n}" for i, n in enumerate(names)), style="bold")]
@@ -51,7 +55,7 @@ def render_transcript(match, events: list, omniscient: bool = False) -> Group:
         moves.add_column(col, justify="right" if col == "move" else "left")
     for ev in events:
         if ev["stage"] == "deal":
-            parts.append(_deal_table(ev, names, omniscient))
+            parts.append(_deal_table(ev, names, omniscient, viewer))
             continue
         if ev["stage"] == "swap":
             moves.add_row("", f"{ev['seat']} {names[ev['seat']]}", "set-up",
@@ -61,13 +65,13 @@ def render_transcript(match, events: list, omniscient: bool = False) -> Group:
         shown = cards_text(ev["cards"]) if "cards" in ev and not action.startswith(
             ("draw", "flip")) else action.split()[0]
         moves.add_row(str(ev["move"]), f"{ev['seat']} {names[ev['seat']]}", ev["stage"],
-                      shown, _effects(ev, omniscient))
+                      shown, _effects(ev, omniscient or ev["seat"] == viewer))
     parts.append(moves)
     parts.append(render_result(match))
     return Group(*parts)
 
 
-def _deal_table(ev: dict, names: list[str], omniscient: bool) -> Table:
+def _deal_table(ev: dict, names: list[str], omniscient: bool, viewer: int | None) -> Table:
     table = Table(title=f"deal (dealer: seat {ev['dealer']}, stock {ev['stock']})",
                   title_justify="left", box=None, show_edge=False)
     table.add_column("seat")
@@ -75,7 +79,8 @@ def _deal_table(ev: dict, names: list[str], omniscient: bool) -> Table:
     table.add_column("hand")
     table.add_column("face-down")
     for p, name in enumerate(names):
-        hand = cards_text(ev["hands"][p]) if omniscient else f"{len(ev['hands'][p])} hidden"
+        sees = omniscient or p == viewer
+        hand = cards_text(ev["hands"][p]) if sees else f"{len(ev['hands'][p])} hidden"
         down = ev["facedown"][p]
         facedown = (" ".join(card_text(c) if c else "·" for c in down) if omniscient
                     else f"{sum(c is not None for c in down)} hidden")

@@ -103,10 +103,10 @@ def test_a_bot_for_another_game_is_refused(tmp_path):
     assert result.returncode == 2 and "does not play vandtia" in result.stderr
 
 
-def test_demo_plays_one_match_per_variant():
+def test_demo_plays_a_match_and_a_season_per_variant():
     out = arena("demo").stdout
     for variant in ("cardems", "swedish", "german"):
-        assert f"vandtia · {variant}" in out
+        assert f"demo-{variant}: vandtia {variant}" in out and "40/40 matches (done)" in out
     assert out.count("result:") == 3
 
 

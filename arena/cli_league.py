@@ -1,0 +1,206 @@
+"""``arena season ...``, ``arena leaderboard`` and ``arena replay``: thin over arena.league."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sys
+import time
+
+import click
+from rich.console import Console, Group
+from rich.live import Live
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from . import db, league
+from . import leaderboard as views
+from .errors import ArenaError
+from .ratings import rate
+from .referee import replay
+from .scheduler import SeasonDef
+from .transcript import print_renderable, render_transcript
+
+
+def _engine(registry):
+    return db.connect(registry.db_url)
+
+
+def _bots(value: str) -> tuple[str, ...]:
+    return tuple(b.strip() for b in value.split(",") if b.strip())
+
+
+def _run(engine, registry, row, workers, quiet=False) -> None:
+    total = row.fixtures
+    done_before = len(db.stored_fixtures(engine, row.id))
+    seen = []
+    progress = Progress(TextColumn(f"season {row.name}"), BarColumn(), MofNCompleteColumn(),
+                        TimeRemainingColumn(), console=Console(stderr=True))
+    task = progress.add_task("matches", total=total, completed=done_before)
+    last = [0.0]
+
+    def live_table():
+        return views.table(rate(seen)[:5], "top of the table (this run)") if seen else ""
+
+    with Live(Group(progress, live_table()), console=progress.console, transient=quiet,
+              refresh_per_second=4) as live:
+        def on_batch(results):
+            for r in results:
+                res = r["result"]
+                seen.append((r["seats"], res["ranks"], res["scores"], res["faults"]))
+            progress.advance(task, len(results))
+            if time.monotonic() - last[0] > 1.0:
+                last[0] = time.monotonic()
+                live.update(Group(progress, live_table()))
+
+        league.play(engine, registry, row, workers=workers, on_batch=on_batch)
+        live.update(Group(progress))
+
+
+@click.group()
+def season() -> None:
+    """Run, resume and inspect league seasons."""
+
+
+@season.command("run")
+@click.argument("game")
+@click.option("--variant", help="Rule variant (default: the game's default).")
+@click.option("--players", type=click.IntRange(min=1), help="Seats per match (default: fewest).")
+@click.option("--bots", "bots", required=True, help="Comma-separated bot names.")
+@click.option("--rounds", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), help="Root seed (default: random, shown).")
+@click.option("--name", help="Season name (default: GAME-VARIANT-SEED).")
+@click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: cores).")
+@click.pass_obj
+def season_run(registry, game, variant, players, bots, rounds, seed, name, workers) -> None:
+    """Play a round-robin season and rate every bot."""
+    g = registry.game(game)
+    variant = g.check(variant)
+    players = players or g.variants[variant][0]
+    seed = secrets.randbelow(2**31) if seed is None else seed
+    defn = SeasonDef(name or f"{game}-{variant}-{seed}", game, variant, players, _bots(bots),
+                     rounds, seed)
+    engine = _engine(registry)
+    row = league.create(engine, registry, defn)
+    click.echo(f"season {row.name}: {row.fixtures} matches, seed {seed}", err=True)
+    _run(engine, registry, row, workers)
+    _show_leaderboard(engine, registry, db.get_season(engine, row.name))
+
+
+@season.command("resume")
+@click.argument("name")
+@click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: cores).")
+@click.pass_obj
+def season_resume(registry, name, workers) -> None:
+    """Play exactly the fixtures of season NAME not yet stored."""
+    engine = _engine(registry)
+    row = db.get_season(engine, name)
+    _run(engine, registry, row, workers)
+    _show_leaderboard(engine, registry, db.get_season(engine, name))
+
+
+@season.command("list")
+@click.pass_obj
+def season_list(registry) -> None:
+    """List the seasons with their progress."""
+    t = Table("season", "game", "variant", "players", "bots", "rounds", "seed", "matches",
+              "status")
+    for row, stored in db.list_seasons(_engine(registry)):
+        t.add_row(row.name, row.game, row.variant, str(row.players),
+                  ", ".join(json.loads(row.bots)), str(row.rounds), str(row.seed),
+                  f"{stored}/{row.fixtures}", row.status)
+    print_renderable(t)
+
+
+@season.command("show")
+@click.argument("name")
+@click.pass_obj
+def season_show(registry, name) -> None:
+    """Standings, crosstable and faults of season NAME."""
+    engine = _engine(registry)
+    row = db.get_season(engine, name)
+    results = list(db.results(engine, row.game, row.variant, row.players, row.name))
+    _show_leaderboard(engine, registry, row)
+    print_renderable(views.crosstable(results, json.loads(row.bots)))
+    faults = views.faults_table(results)
+    if faults is not None:
+        print_renderable(faults)
+
+
+def _show_leaderboard(engine, registry, row) -> None:
+    standings = league.standings(engine, registry, row.game, row.variant, row.players, row.name)
+    stored = len(db.stored_fixtures(engine, row.id))
+    print_renderable(views.table(standings, f"{row.name}: {row.game} {row.variant}, "
+                                            f"{row.players} players, {stored}/{row.fixtures} "
+                                            f"matches ({row.status})"))
+
+
+@click.command()
+@click.argument("game")
+@click.option("--variant", help="Rule variant (default: the game's default).")
+@click.option("--players", type=click.IntRange(min=1), help="Seats per match (default: fewest).")
+@click.option("--season", "season_name", help="Only this season (default: the whole league).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
+              show_default=True)
+@click.pass_obj
+def leaderboard(registry, game, variant, players, season_name, fmt) -> None:
+    """Ratings of one league (game, variant, players), best first by mu - 3 sigma."""
+    g = registry.game(game)
+    variant = g.check(variant)
+    players = players or g.variants[variant][0]
+    engine = _engine(registry)
+    if season_name is not None:
+        db.get_season(engine, season_name)
+    standings = league.standings(engine, registry, game, variant, players, season_name)
+    if fmt == "json":
+        click.echo(views.to_json(standings))
+    elif fmt == "csv":
+        click.echo(views.to_csv(standings), nl=False)
+    else:
+        print_renderable(views.table(standings, f"{game} {variant}, {players} players"
+                                     + (f", season {season_name}" if season_name else "")))
+
+
+@click.command("replay")
+@click.argument("match_id", type=int)
+@click.option("--seat", type=click.IntRange(min=0), help="Show the hidden cards of this seat.")
+@click.option("--omniscient", is_flag=True, help="Show every hidden card.")
+@click.option("--verify", is_flag=True, help="Re-play from the seed and compare the result.")
+@click.pass_obj
+def replay_command(registry, match_id, seat, omniscient, verify) -> None:
+    """Show a stored match again (and check it reproduces with --verify)."""
+    from .games import Result
+    from .referee import Match
+
+    match_row, season_row, seats = db.get_match(_engine(registry), match_id)
+    game = registry.game(season_row.game)
+    actions = json.loads(match_row.replay)
+    names = [s.bot for s in seats]
+    if seat is not None and seat >= len(names):
+        raise ArenaError(f"match {match_id} has seats 0-{len(names) - 1}")
+    result = Result([s.rank for s in seats], [s.score for s in seats], match_row.reason,
+                    match_row.moves, [s.fault for s in seats])
+    match = Match(game.name, season_row.variant, match_row.seed, names, actions, result)
+    state = replay(game, season_row.variant, len(names), match_row.seed, actions, record=True)
+    print_renderable(render_transcript(match, state.events, omniscient, viewer=seat))
+    if verify:
+        for i, fault in enumerate(result.faults):
+            if fault:
+                state.forfeit(i)
+        again = state.result()
+        same = (again.ranks, again.scores, again.reason, again.moves) == (
+            result.ranks, result.scores, result.reason, result.moves)
+        if not same:
+            click.echo(f"match {match_id}: replay differs from the stored result", err=True)
+            sys.exit(1)
+        click.echo(f"match {match_id}: verified, the replay gives the stored result")
+
+
+def run_demo_seasons(registry, url: str) -> None:
+    """A short duplicate season of each Vändtia variant between the reference bots."""
+    engine = db.connect(url)
+    for variant in ("cardems", "swedish", "german"):
+        defn = SeasonDef(f"demo-{variant}", "vandtia", variant, 2, ("greedy", "random"), 20, 1)
+        row = league.create(engine, registry, defn)
+        league.play(engine, registry, row, workers=2)
+        _show_leaderboard(engine, registry, db.get_season(engine, row.name))

@@ -1,0 +1,81 @@
+"""Leaderboards and season reports: rich tables for people, JSON and CSV for scripts.
+
+Exports hold no timestamps or durations, so identical seasons give identical bytes.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from rich.table import Table
+
+FIELDS = ["rank", "bot", "mu", "sigma", "score", "games", "wins", "draws", "losses",
+          "win_rate", "mean_score", "faults"]
+
+
+def rows(standings) -> list[dict]:
+    return [{"rank": i, "bot": s.bot, "mu": round(s.mu, 6), "sigma": round(s.sigma, 6),
+             "score": round(s.score, 6), "games": s.games, "wins": s.wins, "draws": s.draws,
+             "losses": s.losses, "win_rate": round(s.win_rate, 6),
+             "mean_score": round(s.mean_score, 6), "faults": s.faults}
+            for i, s in enumerate(standings, 1)]
+
+
+def to_json(standings) -> str:
+    return json.dumps(rows(standings), indent=2)
+
+
+def to_csv(standings) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, FIELDS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows(standings))
+    return out.getvalue()
+
+
+def table(standings, title: str = "") -> Table:
+    t = Table(title=title or None, title_justify="left")
+    for col in ("#", "bot", "μ", "σ", "score", "games", "W/D/L", "win %", "mean score",
+                "faults"):
+        t.add_column(col, justify="left" if col == "bot" else "right")
+    for r in rows(standings):
+        t.add_row(str(r["rank"]), r["bot"], f"{r['mu']:.2f}", f"{r['sigma']:.2f}",
+                  f"{r['score']:.2f}", str(r["games"]),
+                  f"{r['wins']}/{r['draws']}/{r['losses']}", f"{100 * r['win_rate']:.1f}",
+                  f"{r['mean_score']:+.2f}", str(r["faults"]))
+    return t
+
+
+def crosstable(results, bots: list[str]) -> Table:
+    """Pairwise results: row bot's wins-draws-losses against the column bot, counted over
+    every match where both sat (better rank wins, equal rank draws)."""
+    wdl = {(a, b): [0, 0, 0] for a in bots for b in bots if a != b}
+    for seats, ranks, _, _ in results:
+        for i, a in enumerate(seats):
+            for j, b in enumerate(seats):
+                if i != j and (a, b) in wdl:
+                    wdl[a, b][0 if ranks[i] < ranks[j] else 1 if ranks[i] == ranks[j] else 2] += 1
+    t = Table(title="crosstable (row vs column: W-D-L)", title_justify="left")
+    t.add_column("")
+    for b in bots:
+        t.add_column(b, justify="right")
+    for a in bots:
+        t.add_row(a, *("·" if a == b else "-".join(map(str, wdl[a, b])) for b in bots))
+    return t
+
+
+def faults_table(results) -> Table | None:
+    counts: dict[tuple[str, str], int] = {}
+    for seats, _, _, faults in results:
+        for bot, fault in zip(seats, faults, strict=True):
+            if fault:
+                key = (bot, fault.split(":")[0])
+                counts[key] = counts.get(key, 0) + 1
+    if not counts:
+        return None
+    t = Table("bot", "fault", "matches", title="faults", title_justify="left")
+    for (bot, kind), n in sorted(counts.items()):
+        t.add_row(bot, kind, str(n))
+    return t

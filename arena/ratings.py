@@ -1,0 +1,74 @@
+"""TrueSkill ratings, replayed over results in fixture order (pure: no I/O).
+
+``tau = 0``: a bot's code does not change during a league, so its true strength does not
+drift and nothing should keep its uncertainty from shrinking (Halite's finals made the same
+choice). ``draw_probability`` comes from the game (Vändtia: shared places happen at the move
+cap and among the losers of ``swedish``). Free-for-all games pass every seat's rank, ties
+included. The leaderboard sorts by the conservative score mu - 3 sigma.
+
+W/D/L: a win is a sole first place, a draw a shared first place, anything else a loss.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import trueskill
+
+MU, SIGMA = 25.0, 25.0 / 3
+DEFAULT_DRAW_PROBABILITY = 0.05
+
+
+@dataclass
+class Standing:
+    bot: str
+    mu: float = MU
+    sigma: float = SIGMA
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    faults: int = 0
+    total_score: float = 0.0
+
+    @property
+    def score(self) -> float:
+        return self.mu - 3 * self.sigma
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def mean_score(self) -> float:
+        return self.total_score / self.games if self.games else 0.0
+
+
+def environment(draw_probability: float = DEFAULT_DRAW_PROBABILITY) -> trueskill.TrueSkill:
+    return trueskill.TrueSkill(mu=MU, sigma=SIGMA, beta=SIGMA / 2, tau=0.0,
+                               draw_probability=draw_probability, backend=None)
+
+
+def rate(results, draw_probability: float = DEFAULT_DRAW_PROBABILITY) -> list[Standing]:
+    """Standings from ``results``: an iterable of ``(seats, ranks, scores, faults)`` in
+    fixture order, where ``seats`` are bot names. Best first (by mu - 3 sigma, then name)."""
+    env = environment(draw_probability)
+    table: dict[str, Standing] = {}
+    for seats, ranks, scores, faults in results:
+        standings = [table.setdefault(bot, Standing(bot)) for bot in seats]
+        groups = [(env.create_rating(s.mu, s.sigma),) for s in standings]
+        rated = env.rate(groups, ranks=[r - 1 for r in ranks])
+        for s, (r,) in zip(standings, rated, strict=True):
+            s.mu, s.sigma = r.mu, r.sigma
+        best = min(ranks)
+        for s, rank, score, fault in zip(standings, ranks, scores, faults, strict=True):
+            s.games += 1
+            s.total_score += score
+            s.faults += fault is not None
+            if rank != best:
+                s.losses += 1
+            elif ranks.count(best) == 1:
+                s.wins += 1
+            else:
+                s.draws += 1
+    return sorted(table.values(), key=lambda s: (-s.score, s.bot))

@@ -1,0 +1,164 @@
+"""Seasons: the fixture list, duplicate deals, seeds, parallel execution and resume.
+
+The schedule is a pure function of the season definition:
+
+* two players: every pair of bots each round; more players: every combination of that many
+  bots, unless there are more than ``MAX_GROUPS`` combinations - then each round the bots
+  are shuffled (seeded by the round) and seated table by table, each seat going to the bot
+  that has met the table's bots least so far (the last table fills up from bots already
+  seated), so every bot plays every round and every pair meets about equally often;
+* **duplicate deals**: each group plays one deal (one seed) in every cyclic rotation of its
+  seats, so the luck of the cards cancels out;
+* deal seeds are SHA-256 of (root seed, round, group); fixture indices run in
+  (round, group, rotation) order, and ratings are replayed in that order.
+
+Matches run on any ``concurrent.futures.Executor`` in batches; only this (the coordinating)
+process writes, one small transaction per finished batch, so a season killed at any moment
+keeps everything finished and ``resume`` plays exactly the fixtures not yet stored.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Executor, wait
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import combinations, islice
+
+from .bot import make_bot
+from .cards import derive_seed
+from .errors import ArenaError
+from .plugins import Registry
+from .referee import play_match
+
+MAX_GROUPS = 64
+
+
+@dataclass(frozen=True)
+class SeasonDef:
+    name: str
+    game: str
+    variant: str
+    players: int
+    bots: tuple[str, ...]
+    rounds: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class Fixture:
+    index: int
+    round: int
+    seats: tuple[str, ...]
+    seed: int
+
+
+def round_groups(defn: SeasonDef) -> Iterator[list[tuple[str, ...]]]:
+    """The groups of bots that meet, round by round."""
+    bots, n = list(defn.bots), defn.players
+    if math.comb(len(bots), n) <= MAX_GROUPS:
+        every = list(combinations(bots, n))
+        for _ in range(defn.rounds):
+            yield every
+        return
+    meets: dict[frozenset, int] = {}
+    for rnd in range(defn.rounds):
+        order = list(bots)
+        random.Random(derive_seed(defn.seed, "tables", rnd)).shuffle(order)
+        unseated, tables = order, []
+        for _ in range(math.ceil(len(bots) / n)):
+            pool = unseated or order  # the last table fills up from bots already seated
+            table = [pool[0]]
+            while len(table) < n:
+                pool = [b for b in (unseated or order) if b not in table] or [
+                    b for b in order if b not in table]
+                table.append(min(pool, key=lambda b: sum(
+                    meets.get(frozenset((b, t)), 0) for t in table)))
+            unseated = [b for b in unseated if b not in table]
+            for pair in combinations(table, 2):
+                meets[frozenset(pair)] = meets.get(frozenset(pair), 0) + 1
+            tables.append(tuple(table))
+        yield tables
+
+
+def fixture_count(defn: SeasonDef) -> int:
+    k, n = len(defn.bots), defn.players
+    per_round = math.comb(k, n) if math.comb(k, n) <= MAX_GROUPS else math.ceil(k / n)
+    return defn.rounds * per_round * n
+
+
+def fixtures(defn: SeasonDef) -> Iterator[Fixture]:
+    """Every fixture of the season in order, streamed (never all in memory)."""
+    index = 0
+    for rnd, round_ in enumerate(round_groups(defn)):
+        for g, group in enumerate(round_):
+            seed = derive_seed(defn.seed, "deal", rnd, g)
+            for rot in range(defn.players):
+                yield Fixture(index, rnd, group[rot:] + group[:rot], seed)
+                index += 1
+
+
+def validate(defn: SeasonDef, registry: Registry) -> None:
+    game = registry.game(defn.game)
+    game.check(defn.variant, defn.players)
+    if len(set(defn.bots)) != len(defn.bots):
+        raise ArenaError("each bot may appear once in a season")
+    if len(defn.bots) < defn.players:
+        raise ArenaError(f"{defn.players} seats need at least {defn.players} bots, "
+                         f"got {len(defn.bots)}")
+    if defn.rounds < 1:
+        raise ArenaError("a season needs at least one round")
+    for bot in defn.bots:
+        registry.bot(bot, game.name)
+
+
+@lru_cache(maxsize=4)
+def _registry(bots_dirs: tuple[str, ...]) -> Registry:
+    return Registry(bots_dirs=bots_dirs)  # one per worker process, loaded once
+
+
+def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...],
+               batch: list[Fixture]) -> list[dict]:
+    """Run in a worker: play the fixtures of one batch, return plain results."""
+    registry = _registry(bots_dirs)
+    game = registry.game(game_name)
+    out = []
+    for fx in batch:
+        bots = [make_bot(registry.bot(name, game_name)) for name in fx.seats]
+        start = time.perf_counter()
+        match, _ = play_match(game, variant, bots, fx.seed, list(fx.seats))
+        out.append({"fixture": fx.index, "seed": fx.seed, "seats": list(fx.seats),
+                    "result": match.result.to_json(), "actions": match.actions,
+                    "duration": time.perf_counter() - start})
+    return out
+
+
+def run(defn: SeasonDef, done: set[int], executor: Executor, store: Callable[[list], None],
+        bots_dirs: tuple[str, ...] = (), batch_size: int = 8, window: int = 4) -> int:
+    """Play every fixture of ``defn`` whose index is not in ``done``; hand each finished
+    batch to ``store`` (in this process). At most ``window`` batches per worker are in flight,
+    so memory stays flat however long the season. Returns the number of matches played."""
+    todo = (fx for fx in fixtures(defn) if fx.index not in done)
+    limit = max(1, window * (getattr(executor, "_max_workers", 1) or 1))
+    pending, played = set(), 0
+
+    def submit() -> bool:
+        batch = list(islice(todo, batch_size))
+        if batch:
+            pending.add(executor.submit(play_batch, defn.game, defn.variant, bots_dirs, batch))
+        return bool(batch)
+
+    while len(pending) < limit and submit():
+        pass
+    while pending:
+        finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+        for future in sorted(finished, key=id):
+            pending.discard(future)
+            results = future.result()
+            store(results)
+            played += len(results)
+            submit()
+    return played

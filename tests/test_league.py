@@ -1,0 +1,179 @@
+"""Seasons: schedule, ratings, storage, resume after SIGKILL, exports."""
+
+import csv
+import io
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from itertools import combinations
+
+import pytest
+
+from arena import db, league
+from arena import leaderboard as views
+from arena.ratings import rate
+from arena.scheduler import SeasonDef, fixture_count, fixtures, round_groups
+
+
+def defn(**kw):
+    base = {"name": "s", "game": "vandtia", "variant": "cardems", "players": 2,
+            "bots": ("a", "b", "c", "d"), "rounds": 3, "seed": 5}
+    return SeasonDef(**{**base, **kw})
+
+
+def test_two_player_rounds_hold_every_pair_in_both_seatings_on_one_deal():
+    fx = list(fixtures(defn()))
+    assert len(fx) == fixture_count(defn()) == 3 * 6 * 2
+    for rnd in range(3):
+        this = [f for f in fx if f.round == rnd]
+        assert {frozenset(f.seats) for f in this} == {frozenset(p) for p in
+                                                      combinations("abcd", 2)}
+        by_seed = Counter(f.seed for f in this)
+        assert set(by_seed.values()) == {2}, "each deal is played in both seat rotations"
+        for seed in by_seed:
+            a, b = [f.seats for f in this if f.seed == seed]
+            assert a == b[::-1]
+    assert [f.index for f in fx] == list(range(len(fx)))
+
+
+def test_n_player_groups_are_every_combination_in_every_rotation():
+    d = defn(variant="german", players=3, bots=tuple("abcde"))
+    this = [f for f in fixtures(d) if f.round == 0]
+    assert len(this) == 10 * 3
+    seats = Counter((f.seats.index(b)) for f in this for b in f.seats if b == "a")
+    assert set(seats.values()) == {seats[0]}, "every bot sits in every seat equally often"
+
+
+def test_too_many_combinations_are_sampled_in_balanced_tables():
+    bots = tuple(f"b{i}" for i in range(12))
+    d = defn(variant="german", players=4, bots=bots, rounds=60)
+    assert fixture_count(d) == len(list(fixtures(d))) == 60 * 3 * 4
+    meets = Counter()
+    for tables in round_groups(d):
+        assert len(tables) == 3 and Counter(b for t in tables for b in t) == Counter(bots)
+        for t in tables:
+            meets.update(frozenset(p) for p in combinations(t, 2))
+    assert len(meets) == 66 and max(meets.values()) <= min(meets.values()) + 4
+
+
+def test_the_schedule_is_a_pure_function_of_the_definition():
+    assert list(fixtures(defn())) == list(fixtures(defn()))
+    assert [f.seed for f in fixtures(defn(seed=6))] != [f.seed for f in fixtures(defn())]
+
+
+def _results(n=60, seed=1):
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        seats = rng.sample(["a", "b", "c"], 2)
+        ranks = rng.choice([[1, 2], [2, 1], [1, 1]])
+        out.append((seats, ranks, [0, 0], [None, None]))
+    return out
+
+
+def test_ratings_depend_on_fixture_order_only():
+    results = _results()
+    assert rate(results) == rate(list(results))
+    shuffled = results[:]
+    random.Random(3).shuffle(shuffled)
+    assert rate(shuffled) != rate(results), "order matters, so it must be fixture order"
+
+
+@pytest.fixture
+def engine(tmp_path):
+    return db.connect(f"sqlite:///{tmp_path}/arena.db")
+
+
+def _season(engine, registry, name="spring", rounds=4, executor=None):
+    row = league.create(engine, registry, SeasonDef(name, "vandtia", "cardems", 2,
+                                                    ("random", "greedy", "lowball"), rounds, 11))
+    league.play(engine, registry, row, executor=executor)
+    return db.get_season(engine, name)
+
+
+def test_a_season_is_stored_rated_and_greedy_ranks_above_random(engine, registry):
+    row = _season(engine, registry, rounds=10)
+    assert row.status == "done" and len(db.stored_fixtures(engine, row.id)) == 60
+    standings = league.standings(engine, registry, "vandtia", "cardems", 2, "spring")
+    order = [s.bot for s in standings]
+    assert order.index("greedy") < order.index("random")
+
+
+def test_completion_order_does_not_change_results_or_ratings(tmp_path, registry):
+    a = db.connect(f"sqlite:///{tmp_path}/a.db")
+    b = db.connect(f"sqlite:///{tmp_path}/b.db")
+    _season(a, registry, executor=ThreadPoolExecutor(1))
+    _season(b, registry, executor=ThreadPoolExecutor(4))
+    assert list(db.results(a, "vandtia", "cardems", 2)) == list(db.results(b, "vandtia",
+                                                                            "cardems", 2))
+    sa = league.standings(a, registry, "vandtia", "cardems", 2, None)
+    sb = league.standings(b, registry, "vandtia", "cardems", 2, None)
+    assert views.to_json(sa) == views.to_json(sb)
+
+
+def test_leaderboard_json_and_csv_round_trip(engine, registry):
+    _season(engine, registry)
+    standings = league.standings(engine, registry, "vandtia", "cardems", 2, None)
+    data = json.loads(views.to_json(standings))
+    assert [d["bot"] for d in data] == [s.bot for s in standings]
+    assert {"bot", "mu", "sigma", "score", "games", "wins", "draws", "losses",
+            "faults"} <= set(data[0])
+    rows = list(csv.DictReader(io.StringIO(views.to_csv(standings))))
+    assert [{k: str(v) for k, v in d.items()} for d in data] == rows
+
+
+def test_a_season_name_that_exists_is_refused(engine, registry):
+    _season(engine, registry, rounds=1)
+    with pytest.raises(Exception, match="exists"):
+        _season(engine, registry, rounds=1)
+
+
+def arena(*args, db_path, **kw):
+    env = {**os.environ, "ARENA_DB": f"sqlite:///{db_path}"}
+    return subprocess.Popen([sys.executable, "-m", "arena", *args], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def _export(db_path, season):
+    out = subprocess.run([sys.executable, "-m", "arena", "--db", f"sqlite:///{db_path}",
+                          "leaderboard", "vandtia", "--season", season, "--format", "json"],
+                         capture_output=True, text=True, check=True).stdout
+    engine = db.connect(f"sqlite:///{db_path}")
+    return out, list(db.results(engine, "vandtia", "cardems", 2, season))
+
+
+RUN = ("season", "run", "vandtia", "--bots", "random,greedy,lowball", "--rounds", "40",
+       "--seed", "3", "--name", "k", "--workers", "2")
+
+
+def test_a_season_killed_with_sigkill_resumes_to_the_same_results(tmp_path):
+    whole = tmp_path / "whole.db"
+    assert arena(*RUN, db_path=whole).wait(timeout=300) == 0
+    killed = tmp_path / "killed.db"
+    rng = random.Random(7)
+    for attempt in range(3):
+        args = RUN if attempt == 0 else ("season", "resume", "k", "--workers", "2")
+        proc = arena(*args, db_path=killed, start_new_session=True)
+        time.sleep(rng.uniform(0.8, 2.0))
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert arena("season", "resume", "k", db_path=killed).wait(timeout=300) == 0
+    assert _export(killed, "k") == _export(whole, "k")
+
+
+def test_cli_season_errors_are_one_line(tmp_path):
+    for args, message in [
+        (("season", "show", "nope"), "no season named 'nope'"),
+        (("season", "run", "vandtia", "--bots", "random"), "need at least 2 bots"),
+        (("season", "run", "vandtia", "--bots", "random,nobody"), "unknown bot 'nobody'"),
+        (("--db", "sqlite:////proc/nope/x.db", "season", "list"), "cannot use database"),
+    ]:
+        proc = arena(*args, db_path=tmp_path / "e.db")
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 2 and message in err and len(err.strip().splitlines()) == 1
