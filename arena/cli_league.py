@@ -16,7 +16,7 @@ from rich.table import Table
 from . import db, league
 from . import leaderboard as views
 from .errors import ArenaError
-from .ratings import rate
+from .ratings import Rater
 from .referee import replay
 from .scheduler import SeasonDef
 from .transcript import print_renderable, render_transcript
@@ -33,21 +33,22 @@ def _bots(value: str) -> tuple[str, ...]:
 def _run(engine, registry, row, workers, quiet=False) -> None:
     total = row.fixtures
     done_before = len(db.stored_fixtures(engine, row.id))
-    seen = []
+    rater = Rater()  # live table only, in completion order; stored ratings use fixture order
     progress = Progress(TextColumn(f"season {row.name}"), BarColumn(), MofNCompleteColumn(),
                         TimeRemainingColumn(), console=Console(stderr=True))
     task = progress.add_task("matches", total=total, completed=done_before)
     last = [0.0]
 
     def live_table():
-        return views.table(rate(seen)[:5], "top of the table (this run)") if seen else ""
+        return (views.table(rater.standings()[:5], "top of the table (this run)")
+                if rater.table else "")
 
     with Live(Group(progress, live_table()), console=progress.console, transient=quiet,
               refresh_per_second=4) as live:
         def on_batch(results):
             for r in results:
                 res = r["result"]
-                seen.append((r["seats"], res["ranks"], res["scores"], res["faults"]))
+                rater.add(r["seats"], res["ranks"], res["scores"], res["faults"])
             progress.advance(task, len(results))
             if time.monotonic() - last[0] > 1.0:
                 last[0] = time.monotonic()

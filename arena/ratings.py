@@ -49,13 +49,16 @@ def environment(draw_probability: float = DEFAULT_DRAW_PROBABILITY) -> trueskill
                                draw_probability=draw_probability, backend=None)
 
 
-def rate(results, draw_probability: float = DEFAULT_DRAW_PROBABILITY) -> list[Standing]:
-    """Standings from ``results``: an iterable of ``(seats, ranks, scores, faults)`` in
-    fixture order, where ``seats`` are bot names. Best first (by mu - 3 sigma, then name)."""
-    env = environment(draw_probability)
-    table: dict[str, Standing] = {}
-    for seats, ranks, scores, faults in results:
-        standings = [table.setdefault(bot, Standing(bot)) for bot in seats]
+class Rater:
+    """Ratings updated one result at a time (``rate`` replays a whole list through one)."""
+
+    def __init__(self, draw_probability: float = DEFAULT_DRAW_PROBABILITY):
+        self.env = environment(draw_probability)
+        self.table: dict[str, Standing] = {}
+
+    def add(self, seats, ranks, scores, faults) -> None:
+        env = self.env
+        standings = [self.table.setdefault(bot, Standing(bot)) for bot in seats]
         groups = [(env.create_rating(s.mu, s.sigma),) for s in standings]
         rated = env.rate(groups, ranks=[r - 1 for r in ranks])
         for s, (r,) in zip(standings, rated, strict=True):
@@ -71,4 +74,16 @@ def rate(results, draw_probability: float = DEFAULT_DRAW_PROBABILITY) -> list[St
                 s.wins += 1
             else:
                 s.draws += 1
-    return sorted(table.values(), key=lambda s: (-s.score, s.bot))
+
+    def standings(self) -> list[Standing]:
+        """Best first (by mu - 3 sigma, then name)."""
+        return sorted(self.table.values(), key=lambda s: (-s.score, s.bot))
+
+
+def rate(results, draw_probability: float = DEFAULT_DRAW_PROBABILITY) -> list[Standing]:
+    """Standings from ``results``: an iterable of ``(seats, ranks, scores, faults)`` in
+    fixture order, where ``seats`` are bot names. Best first (by mu - 3 sigma, then name)."""
+    rater = Rater(draw_probability)
+    for result in results:
+        rater.add(*result)
+    return rater.standings()
