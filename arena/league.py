@@ -82,21 +82,16 @@ def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | Non
 def finish(engine, registry: Registry, row: db.SeasonRow) -> None:
     if len(db.stored_fixtures(engine, row.id)) < row.fixtures:
         return
-    game = registry.game(row.game)
-    draw = getattr(game, "draw_probability", None)
-    kwargs = {"draw_probability": draw} if draw else {}
     key = league_key(row.game, row.variant, row.players)
-    db.write_ratings(engine, key, row.id,
-                     rate(db.results(engine, row.game, row.variant, row.players, row.name),
-                          **kwargs))
-    db.write_ratings(engine, key, None,
-                     rate(db.results(engine, row.game, row.variant, row.players), **kwargs))
+    for season_id, name in ((row.id, row.name), (None, None)):
+        db.write_ratings(engine, key, season_id, standings(
+            engine, registry, row.game, row.variant, row.players, name))
     db.set_status(engine, row.id, "done")
 
 
 def standings(engine, registry: Registry, game: str, variant: str, players: int | None,
               season: str | None):
-    g = registry.game(game)
-    draw = getattr(g, "draw_probability", None)
+    """Ratings of a league (or one season of it), replayed in fixture order."""
+    draw = getattr(registry.game(game), "draw_probability", None)
     kwargs = {"draw_probability": draw} if draw else {}
     return rate(db.results(engine, game, variant, players, season), **kwargs)
