@@ -16,6 +16,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from . import __version__
 from .bench import engine_games, referee_games
+from .bench import season as season_bench
 from .bot import make_bot
 from .db import DEFAULT_URL
 from .errors import ArenaError
@@ -121,9 +122,17 @@ def demo(registry: Registry) -> None:
 @click.option("--players", type=click.IntRange(min=1), default=2, show_default=True)
 @click.option("--games", "n", type=click.IntRange(min=1), default=2000, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--season", "season_matches", type=click.IntRange(min=0), default=0,
+              metavar="N", help="Also run an N-match season of random bots (Vändtia cardems) "
+              "and report the time spent outside matches.")
+@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Worker processes for --season.")
+@click.option("--season-db", metavar="URL",
+              help="Database for --season (default: a temporary SQLite file).")
 @click.pass_obj
-def bench(registry, game_name, variant, players, n, seed) -> None:
-    """Random-vs-random games per second on one core, in-process."""
+def bench(registry, game_name, variant, players, n, seed, season_matches, workers,
+          season_db) -> None:
+    """Games per second on one core, in-process; with --season, a whole season's overhead."""
     game = registry.game(game_name)
     variant = game.check(variant, players)
     engine = engine_games(game, variant, players, n, seed)
@@ -136,6 +145,14 @@ def bench(registry, game_name, variant, players, n, seed) -> None:
     table.add_row("referee (random bots, observations)", str(ref["games"]),
                   f"{ref['cpu_s']:.2f}", f"{ref['games_per_s']:,.0f}", "")
     print_renderable(table)
+    if season_matches:
+        s = season_bench(season_matches, workers, season_db, seed)
+        table = Table("season", "matches", "workers", "wall s", "in matches s", "outside",
+                      "matches/s", "stored/s (storage alone)")
+        table.add_row("random vs random, cardems", str(s["matches"]), str(s["workers"]),
+                      f"{s['wall_s']:.2f}", f"{s['match_s']:.2f}", f"{s['outside']:.1%}",
+                      f"{s['matches_per_s']:,.0f}", f"{s['stored_per_s']:,.0f}")
+        print_renderable(table)
 
 
 def _register_league_commands() -> None:

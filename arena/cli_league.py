@@ -16,7 +16,6 @@ from rich.table import Table
 from . import db, league
 from . import leaderboard as views
 from .errors import ArenaError
-from .ratings import Rater
 from .referee import replay
 from .scheduler import SeasonDef
 from .transcript import print_renderable, render_transcript
@@ -31,31 +30,29 @@ def _bots(value: str) -> tuple[str, ...]:
 
 
 def _run(engine, registry, row, workers, quiet=False) -> None:
-    total = row.fixtures
     done_before = len(db.stored_fixtures(engine, row.id))
-    rater = Rater()  # live table only, in completion order; stored ratings use fixture order
     progress = Progress(TextColumn(f"season {row.name}"), BarColumn(), MofNCompleteColumn(),
                         TimeRemainingColumn(), console=Console(stderr=True))
-    task = progress.add_task("matches", total=total, completed=done_before)
+    task = progress.add_task("matches", total=row.fixtures, completed=done_before)
     last = [0.0]
 
-    def live_table():
-        return (views.table(rater.standings()[:5], "top of the table (this run)")
-                if rater.table else "")
+    try:
+        with Live(Group(progress), console=progress.console, transient=quiet,
+                  refresh_per_second=4) as live:
+            def on_batch(results, rater):
+                progress.advance(task, len(results))
+                if time.monotonic() - last[0] > 1.0 and rater.next:
+                    last[0] = time.monotonic()
+                    live.update(Group(progress, views.table(
+                        rater.standings()[:5], f"top of the table after {rater.next} matches")))
 
-    with Live(Group(progress, live_table()), console=progress.console, transient=quiet,
-              refresh_per_second=4) as live:
-        def on_batch(results):
-            for r in results:
-                res = r["result"]
-                rater.add(r["seats"], res["ranks"], res["scores"], res["faults"])
-            progress.advance(task, len(results))
-            if time.monotonic() - last[0] > 1.0:
-                last[0] = time.monotonic()
-                live.update(Group(progress, live_table()))
-
-        league.play(engine, registry, row, workers=workers, on_batch=on_batch)
-        live.update(Group(progress))
+            try:
+                league.play(engine, registry, row, workers=workers, on_batch=on_batch)
+            finally:
+                live.update(Group(progress))
+    finally:
+        if not progress.console.is_terminal:
+            progress.console.line()  # Live leaves its last frame without a newline
 
 
 @click.group()
@@ -72,15 +69,18 @@ def season() -> None:
 @click.option("--seed", type=click.IntRange(min=0), help="Root seed (default: random, shown).")
 @click.option("--name", help="Season name (default: GAME-VARIANT-SEED).")
 @click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: cores).")
+@click.option("--batch", type=click.IntRange(min=1),
+              help="Fixtures per worker task (default: the game's).")
 @click.pass_obj
-def season_run(registry, game, variant, players, bots, rounds, seed, name, workers) -> None:
+def season_run(registry, game, variant, players, bots, rounds, seed, name, workers,
+               batch) -> None:
     """Play a round-robin season and rate every bot."""
     g = registry.game(game)
     variant = g.check(variant)
     players = players or g.variants[variant][0]
     seed = secrets.randbelow(2**31) if seed is None else seed
     defn = SeasonDef(name or f"{game}-{variant}-{seed}", game, variant, players, _bots(bots),
-                     rounds, seed)
+                     rounds, seed, batch or g.season_batch)
     engine = _engine(registry)
     row = league.create(engine, registry, defn)
     click.echo(f"season {row.name}: {row.fixtures} matches, seed {seed}", err=True)

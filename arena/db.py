@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 import os
 from datetime import UTC, datetime
+from itertools import groupby
+from operator import itemgetter
 from pathlib import Path
 
-from sqlalchemy import UniqueConstraint, event
+from sqlalchemy import UniqueConstraint, event, insert
 from sqlalchemy.exc import SQLAlchemyError
-from sqlmodel import Field, Session, SQLModel, create_engine, select
+from sqlmodel import Field, Session, SQLModel, create_engine, func, select
 
 from .errors import ArenaError
 
@@ -167,7 +169,8 @@ def create_season(engine, defn, bots: list[BotRow], fixtures: int) -> SeasonRow:
         hashes = {b.name: b.code_hash for b in bots}
         row = SeasonRow(name=defn.name, game=defn.game, variant=defn.variant,
                         players=defn.players, bots=dumps(list(defn.bots)), rounds=defn.rounds,
-                        seed=defn.seed, options=dumps({"code_hashes": hashes}),
+                        seed=defn.seed,
+                        options=dumps({"code_hashes": hashes, "batch": defn.batch}),
                         fixtures=fixtures)
         session.add(row)
         session.commit()
@@ -189,28 +192,43 @@ def list_seasons(engine) -> list[tuple[SeasonRow, int]]:
         return [(s, len(stored_fixtures(engine, s.id))) for s in seasons]
 
 
+def league_seasons(engine, game: str, variant: str, players: int) -> list[int]:
+    """Ids of the seasons of one league that have stored matches."""
+    with engine.connect() as conn:
+        return list(conn.execute(
+            select(SeasonRow.id).where(SeasonRow.game == game, SeasonRow.variant == variant,
+                                       SeasonRow.players == players)
+            .where(SeasonRow.id.in_(select(MatchRow.season_id).distinct()))).scalars())
+
+
 def stored_fixtures(engine, season_id: int) -> set[int]:
     with Session(engine) as session:
         return set(session.exec(select(MatchRow.fixture).where(MatchRow.season_id == season_id)))
 
 
 def store_results(engine, season_id: int, results: list[dict]) -> None:
-    """Store finished matches and their seats in one transaction (all or nothing)."""
-    with Session(engine) as session:
-        for r in results:
-            res = r["result"]
-            match = MatchRow(season_id=season_id, fixture=r["fixture"], seed=r["seed"],
-                             seats=dumps(r["seats"]), reason=res["reason"], moves=res["moves"],
-                             duration=r["duration"], replay=dumps(r["actions"]))
-            session.add(match)
-            session.flush()
-            for seat, bot in enumerate(r["seats"]):
-                session.add(SeatRow(match_id=match.id, seat=seat, bot=bot,
-                                    rank=res["ranks"][seat], score=res["scores"][seat],
-                                    fault=res["faults"][seat]))
-        session.execute(SeasonRow.__table__.update().where(SeasonRow.id == season_id)
-                        .values(updated_at=now()))
-        session.commit()
+    """Store finished matches and their seats in one transaction (all or nothing).
+
+    Written with multi-row INSERTs (SQLAlchemy Core) rather than ORM objects: storage runs in
+    the coordinating process, beside the workers."""
+    if not results:
+        return
+    with engine.begin() as conn:
+        conn.execute(insert(MatchRow), [
+            {"season_id": season_id, "fixture": r["fixture"], "seed": r["seed"],
+             "seats": dumps(r["seats"]), "status": "done", "reason": r["result"]["reason"],
+             "moves": r["result"]["moves"], "duration": r["duration"], "replay": r["replay"]}
+            for r in results])
+        ids = dict(conn.execute(select(MatchRow.fixture, MatchRow.id).where(
+            MatchRow.season_id == season_id,
+            MatchRow.fixture.in_([r["fixture"] for r in results]))).all())
+        conn.execute(insert(SeatRow), [
+            {"match_id": ids[r["fixture"]], "seat": seat, "bot": bot,
+             "rank": r["result"]["ranks"][seat], "score": r["result"]["scores"][seat],
+             "fault": r["result"]["faults"][seat]}
+            for r in results for seat, bot in enumerate(r["seats"])])
+        conn.execute(SeasonRow.__table__.update().where(SeasonRow.id == season_id)
+                     .values(updated_at=now()))
 
 
 def set_status(engine, season_id: int, status: str) -> None:
@@ -223,25 +241,43 @@ def set_status(engine, season_id: int, status: str) -> None:
 def results(engine, game: str, variant: str, players: int | None = None,
             season: str | None = None):
     """``(seats, ranks, scores, faults)`` per stored match of a league, in fixture order
-    (seasons in creation order), streamed."""
-    query = (select(MatchRow.id).join(SeasonRow)
+    (seasons in creation order), streamed from one query."""
+    query = (select(SeatRow.match_id, SeatRow.bot, SeatRow.rank, SeatRow.score, SeatRow.fault)
+             .join(MatchRow, SeatRow.match_id == MatchRow.id)
+             .join(SeasonRow, MatchRow.season_id == SeasonRow.id)
              .where(SeasonRow.game == game, SeasonRow.variant == variant))
     if players is not None:
         query = query.where(SeasonRow.players == players)
     if season is not None:
         query = query.where(SeasonRow.name == season)
-    query = query.order_by(SeasonRow.id, MatchRow.fixture)
-    with Session(engine) as session:
-        ids = list(session.exec(query))
-        seats_by_match: dict[int, list[SeatRow]] = {}
-        for chunk in range(0, len(ids), 500):
-            for seat in session.exec(select(SeatRow).where(
-                    SeatRow.match_id.in_(ids[chunk:chunk + 500]))):
-                seats_by_match.setdefault(seat.match_id, []).append(seat)
-    for match_id in ids:
-        seats = sorted(seats_by_match[match_id], key=lambda s: s.seat)
-        yield ([s.bot for s in seats], [s.rank for s in seats], [s.score for s in seats],
-               [s.fault for s in seats])
+    query = query.order_by(SeasonRow.id, MatchRow.fixture, SeatRow.seat)
+    with engine.connect() as conn:
+        rows = conn.execution_options(yield_per=2000).execute(query)
+        for _, seats in groupby(rows, key=itemgetter(0)):
+            seats = list(seats)
+            yield ([s.bot for s in seats], [s.rank for s in seats], [s.score for s in seats],
+                   [s.fault for s in seats])
+
+
+def season_results(engine, season_id: int, page: int = 2000):
+    """``(fixture, seats, ranks, scores, faults)`` per match of one season stored when this is
+    called, in fixture order, read a page of fixtures at a time (no transaction stays open
+    between pages, so a season can be stored into while this is read)."""
+    with engine.connect() as conn:
+        top = conn.execute(select(func.max(MatchRow.fixture))
+                           .where(MatchRow.season_id == season_id)).scalar()
+    for low in range(0, -1 if top is None else top + 1, page):
+        with engine.connect() as conn:
+            rows = conn.execute(
+                select(MatchRow.fixture, SeatRow.bot, SeatRow.rank, SeatRow.score, SeatRow.fault)
+                .join(SeatRow, SeatRow.match_id == MatchRow.id)
+                .where(MatchRow.season_id == season_id, MatchRow.fixture >= low,
+                       MatchRow.fixture < low + page)
+                .order_by(MatchRow.fixture, SeatRow.seat)).all()
+        for fixture, seats in groupby(rows, key=itemgetter(0)):
+            seats = list(seats)
+            yield (fixture, [s.bot for s in seats], [s.rank for s in seats],
+                   [s.score for s in seats], [s.fault for s in seats])
 
 
 def write_ratings(engine, league: str, season_id: int | None, standings) -> None:
@@ -255,6 +291,16 @@ def write_ratings(engine, league: str, season_id: int | None, standings) -> None
                                   sigma=s.sigma, games=s.games, wins=s.wins, draws=s.draws,
                                   losses=s.losses, faults=s.faults))
         session.commit()
+
+
+def stored_ratings(engine, league: str, season_id: int | None) -> list[dict]:
+    """The ratings written for a league (``season_id`` None) or one season, best first."""
+    with engine.connect() as conn:
+        rows = conn.execute(select(RatingRow).where(
+            RatingRow.league == league,
+            RatingRow.season_id == season_id if season_id is not None
+            else RatingRow.season_id.is_(None)).order_by(RatingRow.id)).mappings().all()
+    return [{k: v for k, v in r.items() if k != "id"} for r in rows]
 
 
 def get_match(engine, match_id: int) -> tuple[MatchRow, SeasonRow, list[SeatRow]]:

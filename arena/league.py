@@ -15,7 +15,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from . import db
 from .errors import ArenaError
 from .plugins import Registry
-from .ratings import rate
+from .ratings import Rater, Standing, rate
 from .scheduler import SeasonDef, fixture_count, run, validate
 
 
@@ -33,8 +33,9 @@ def league_key(game: str, variant: str, players: int) -> str:
 
 
 def definition(row: db.SeasonRow) -> SeasonDef:
+    options = json.loads(row.options)
     return SeasonDef(row.name, row.game, row.variant, row.players, tuple(json.loads(row.bots)),
-                     row.rounds, row.seed)
+                     row.rounds, row.seed, options.get("batch", SeasonDef.batch))
 
 
 def create(engine, registry: Registry, defn: SeasonDef) -> db.SeasonRow:
@@ -52,9 +53,52 @@ def default_executor(workers: int | None) -> Executor:
     return ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1)
 
 
+class SeasonRater:
+    """A season's ratings kept in fixture order while its matches finish in any order.
+
+    Finished results wait in a buffer until every earlier fixture is rated; fixtures stored
+    before this run (``done``) are read back from the database, in order, as their turn
+    comes. So the live table of a run is the season's true table so far, and at the end
+    ``standings`` equal a replay of the stored season - without replaying it."""
+
+    def __init__(self, engine, row: db.SeasonRow, done: set[int], draw_probability: float):
+        self.rater = Rater(draw_probability)
+        self.done, self.total, self.next = done, row.fixtures, 0
+        self.stored = db.season_results(engine, row.id) if done else iter(())
+        self.waiting: dict[int, tuple] = {}
+        self.advance()
+
+    def add(self, results: list[dict]) -> None:
+        for r in results:
+            res = r["result"]
+            self.waiting[r["fixture"]] = (r["seats"], res["ranks"], res["scores"], res["faults"])
+        self.advance()
+
+    def advance(self) -> None:
+        while self.next < self.total:
+            if self.next in self.done:
+                fixture, *result = next(self.stored)
+                while fixture != self.next:  # stored during this run: rated from `waiting`
+                    fixture, *result = next(self.stored)
+            elif self.next in self.waiting:
+                result = self.waiting.pop(self.next)
+            else:
+                return
+            self.rater.add(*result)
+            self.next += 1
+
+    @property
+    def complete(self) -> bool:
+        return self.next == self.total
+
+    def standings(self) -> list[Standing]:
+        return self.rater.standings()
+
+
 def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | None = None,
          workers: int | None = None, on_batch=None) -> int:
-    """Play the fixtures of season ``row`` not yet stored; rate it when complete."""
+    """Play the fixtures of season ``row`` not yet stored; rate it when complete.
+    ``on_batch(results, rater)`` is called after each stored batch (for progress views)."""
     defn = definition(row)
     validate(defn, registry)
     hashes = json.loads(row.options).get("code_hashes", {})
@@ -62,11 +106,13 @@ def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | Non
         if hashes.get(name) not in (None, code_hash(registry.bot(name, defn.game))):
             raise ArenaError(f"bot {name!r} has changed since season {row.name!r} started")
     done = db.stored_fixtures(engine, row.id)
+    rater = SeasonRater(engine, row, done, registry.game(row.game).draw_probability)
 
     def store(results):
         db.store_results(engine, row.id, results)
+        rater.add(results)
         if on_batch:
-            on_batch(results)
+            on_batch(results, rater)
 
     own = executor is None
     executor = executor or default_executor(workers)
@@ -75,23 +121,24 @@ def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | Non
     finally:
         if own:
             executor.shutdown(cancel_futures=True)
-    finish(engine, registry, row)
+    if rater.complete:
+        finish(engine, registry, row, rater.standings())
     return played
 
 
-def finish(engine, registry: Registry, row: db.SeasonRow) -> None:
-    if len(db.stored_fixtures(engine, row.id)) < row.fixtures:
-        return
+def finish(engine, registry: Registry, row: db.SeasonRow, season: list[Standing]) -> None:
+    """Store the ratings of a complete season and of its whole league, and mark it done."""
     key = league_key(row.game, row.variant, row.players)
-    for season_id, name in ((row.id, row.name), (None, None)):
-        db.write_ratings(engine, key, season_id, standings(
-            engine, registry, row.game, row.variant, row.players, name))
+    db.write_ratings(engine, key, row.id, season)
+    others = [s for s in db.league_seasons(engine, row.game, row.variant, row.players)
+              if s != row.id]
+    db.write_ratings(engine, key, None, standings(
+        engine, registry, row.game, row.variant, row.players, None) if others else season)
     db.set_status(engine, row.id, "done")
 
 
 def standings(engine, registry: Registry, game: str, variant: str, players: int | None,
-              season: str | None):
+              season: str | None) -> list[Standing]:
     """Ratings of a league (or one season of it), replayed in fixture order."""
-    draw = getattr(registry.game(game), "draw_probability", None)
-    kwargs = {"draw_probability": draw} if draw else {}
-    return rate(db.results(engine, game, variant, players, season), **kwargs)
+    return rate(db.results(engine, game, variant, players, season),
+                registry.game(game).draw_probability)

@@ -7,10 +7,16 @@ cap and among the losers of ``swedish``). Free-for-all games pass every seat's r
 included. The leaderboard sorts by the conservative score mu - 3 sigma.
 
 W/D/L: a win is a sole first place, a draw a shared first place, anything else a loss.
+
+Two-seat matches take TrueSkill's closed-form update for one player against one (the same
+formulas the ``trueskill`` factor graph evaluates in that case, through the same ``v``/``w``
+functions, about twenty times faster); matches with more seats go through ``trueskill.rate``.
+Rating is the one sequential step of a season, so its cost is the season's floor.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import trueskill
@@ -55,14 +61,19 @@ class Rater:
     def __init__(self, draw_probability: float = DEFAULT_DRAW_PROBABILITY):
         self.env = environment(draw_probability)
         self.table: dict[str, Standing] = {}
+        self._two_beta2 = 2 * self.env.beta ** 2
+        self._margin = trueskill.calc_draw_margin(draw_probability, 2, self.env)
 
     def add(self, seats, ranks, scores, faults) -> None:
         env = self.env
         standings = [self.table.setdefault(bot, Standing(bot)) for bot in seats]
-        groups = [(env.create_rating(s.mu, s.sigma),) for s in standings]
-        rated = env.rate(groups, ranks=[r - 1 for r in ranks])
-        for s, (r,) in zip(standings, rated, strict=True):
-            s.mu, s.sigma = r.mu, r.sigma
+        if len(standings) == 2:
+            self._rate_two(*standings, ranks)
+        else:
+            groups = [(env.create_rating(s.mu, s.sigma),) for s in standings]
+            rated = env.rate(groups, ranks=[r - 1 for r in ranks])
+            for s, (r,) in zip(standings, rated, strict=True):
+                s.mu, s.sigma = r.mu, r.sigma
         best = min(ranks)
         for s, rank, score, fault in zip(standings, ranks, scores, faults, strict=True):
             s.games += 1
@@ -74,6 +85,21 @@ class Rater:
                 s.wins += 1
             else:
                 s.draws += 1
+
+    def _rate_two(self, a: Standing, b: Standing, ranks) -> None:
+        """One against one: Herbrich, Minka & Graepel (2006), equations for two players."""
+        if ranks[1] < ranks[0]:
+            a, b = b, a  # a is the winner (or, in a draw, seat 0)
+        var_a, var_b = a.sigma ** 2, b.sigma ** 2
+        c = math.sqrt(self._two_beta2 + var_a + var_b)
+        t, eps = (a.mu - b.mu) / c, self._margin / c
+        if ranks[0] == ranks[1]:
+            v, w = self.env.v_draw(t, eps), self.env.w_draw(t, eps)
+        else:
+            v, w = self.env.v_win(t, eps), self.env.w_win(t, eps)
+        a.mu, b.mu = a.mu + var_a / c * v, b.mu - var_b / c * v
+        a.sigma = math.sqrt(var_a * (1 - var_a / c ** 2 * w))
+        b.sigma = math.sqrt(var_b * (1 - var_b / c ** 2 * w))
 
     def standings(self) -> list[Standing]:
         """Best first (by mu - 3 sigma, then name)."""

@@ -12,13 +12,16 @@ The schedule is a pure function of the season definition:
 * deal seeds are SHA-256 of (root seed, round, group); fixture indices run in
   (round, group, rotation) order, and ratings are replayed in that order.
 
-Matches run on any ``concurrent.futures.Executor`` in batches; only this (the coordinating)
-process writes, one small transaction per finished batch, so a season killed at any moment
-keeps everything finished and ``resume`` plays exactly the fixtures not yet stored.
+Matches run on any ``concurrent.futures.Executor`` in batches fixed by fixture index (batch
+``k`` holds fixtures ``k*batch`` to ``k*batch + batch - 1``, less those already stored); only
+this (the coordinating) process writes, one small transaction per finished batch, so a season
+killed at any moment keeps everything finished and ``resume`` plays exactly the fixtures not
+yet stored.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import time
@@ -26,7 +29,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, wait
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import combinations, islice
+from itertools import combinations, groupby
 
 from .bot import make_bot
 from .cards import derive_seed
@@ -46,6 +49,7 @@ class SeasonDef:
     bots: tuple[str, ...]
     rounds: int
     seed: int
+    batch: int = 32  # fixtures per worker task; part of the definition (see module doc)
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,8 @@ def validate(defn: SeasonDef, registry: Registry) -> None:
                          f"got {len(defn.bots)}")
     if defn.rounds < 1:
         raise ArenaError("a season needs at least one round")
+    if defn.batch < 1:
+        raise ArenaError("a season's batch size must be at least 1")
     for bot in defn.bots:
         registry.bot(bot, game.name)
 
@@ -130,23 +136,31 @@ def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...],
         bots = [make_bot(registry.bot(name, game_name)) for name in fx.seats]
         start = time.perf_counter()
         match, _ = play_match(game, variant, bots, fx.seed, list(fx.seats))
+        duration = time.perf_counter() - start
         out.append({"fixture": fx.index, "seed": fx.seed, "seats": list(fx.seats),
-                    "result": match.result.to_json(), "actions": match.actions,
-                    "duration": time.perf_counter() - start})
+                    "result": match.result.to_json(), "duration": duration,
+                    "replay": json.dumps(match.actions, separators=(",", ":"))})
     return out
 
 
+def batches(defn: SeasonDef, done: set[int]) -> Iterator[list[Fixture]]:
+    """The fixtures not in ``done``, in their fixed batches (empty batches skipped)."""
+    for _, group in groupby((fx for fx in fixtures(defn) if fx.index not in done),
+                            key=lambda fx: fx.index // defn.batch):
+        yield list(group)
+
+
 def run(defn: SeasonDef, done: set[int], executor: Executor, store: Callable[[list], None],
-        bots_dirs: tuple[str, ...] = (), batch_size: int = 8, window: int = 4) -> int:
+        bots_dirs: tuple[str, ...] = (), window: int = 4) -> int:
     """Play every fixture of ``defn`` whose index is not in ``done``; hand each finished
     batch to ``store`` (in this process). At most ``window`` batches per worker are in flight,
     so memory stays flat however long the season. Returns the number of matches played."""
-    todo = (fx for fx in fixtures(defn) if fx.index not in done)
+    todo = batches(defn, done)
     limit = max(1, window * (getattr(executor, "_max_workers", 1) or 1))
     pending, played = set(), 0
 
     def submit() -> bool:
-        batch = list(islice(todo, batch_size))
+        batch = next(todo, None)
         if batch:
             pending.add(executor.submit(play_batch, defn.game, defn.variant, bots_dirs, batch))
         return bool(batch)

@@ -110,9 +110,11 @@ def test_demo_plays_a_match_and_a_season_per_variant():
     assert out.count("result:") == 3
 
 
-def test_bench_reports_games_per_second():
-    result = arena("bench", "--games", "20")
+def test_bench_reports_games_per_second_and_a_seasons_overhead():
+    result = arena("bench", "--games", "20", "--season", "40", env={"COLUMNS": "200"})
     assert result.returncode == 0 and "games/s per core" in result.stdout
+    row = next(line for line in result.stdout.splitlines() if "random vs random" in line)
+    assert row.split("│")[2].strip() == "40" and "%" in row
 
 
 def test_help_and_version():

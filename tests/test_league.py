@@ -6,6 +6,7 @@ import json
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -14,11 +15,14 @@ from concurrent.futures import ThreadPoolExecutor
 from itertools import combinations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arena import db, league
 from arena import leaderboard as views
-from arena.ratings import rate
-from arena.scheduler import SeasonDef, fixture_count, fixtures, round_groups
+from arena.games.vandtia import GAME
+from arena.ratings import Rater, Standing, rate
+from arena.scheduler import SeasonDef, batches, fixture_count, fixtures, round_groups
 
 
 def defn(**kw):
@@ -85,15 +89,59 @@ def test_ratings_depend_on_fixture_order_only():
     assert rate(shuffled) != rate(results), "order matters, so it must be fixture order"
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.floats(-30, 80), st.floats(0.5, 9), st.floats(-30, 80), st.floats(0.5, 9),
+       st.sampled_from([[1, 2], [2, 1], [1, 1]]), st.sampled_from([0.01, 0.03, 0.05, 0.2]))
+def test_the_two_seat_update_is_trueskills_own(mu_a, sigma_a, mu_b, sigma_b, ranks, draw):
+    rater = Rater(draw)
+    env = rater.env
+    try:
+        (ra,), (rb,) = env.rate([(env.create_rating(mu_a, sigma_a),),
+                                 (env.create_rating(mu_b, sigma_b),)], [r - 1 for r in ranks])
+    except FloatingPointError:
+        return  # beyond the library's own numeric range
+    a, b = Standing("a", mu_a, sigma_a), Standing("b", mu_b, sigma_b)
+    rater._rate_two(a, b, ranks)
+    assert (a.mu, a.sigma, b.mu, b.sigma) == pytest.approx((ra.mu, ra.sigma, rb.mu, rb.sigma),
+                                                            rel=1e-9, abs=1e-9)
+
+
+def test_more_seats_go_through_the_trueskill_library():
+    rater = Rater()
+    rater.add(["a", "b", "c"], [1, 2, 2], [2, -1, -1], [None] * 3)
+    env = rater.env
+    expected = env.rate([(env.create_rating(),)] * 3, ranks=[0, 1, 1])
+    assert [rater.table[b].mu for b in "abc"] == [r.mu for (r,) in expected]
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(1, 9), st.sets(st.integers(0, 35)))
+def test_batches_are_fixed_by_fixture_index(size, done):
+    d = defn(batch=size)
+    got = list(batches(d, done))
+    assert [f.index for b in got for f in b] == [i for i in range(36) if i not in done]
+    for batch in got:
+        assert batch and len({f.index // size for f in batch}) == 1
+
+
+def test_each_game_sets_its_own_draw_probability(tmp_path, registry):
+    engine = db.connect(f"sqlite:///{tmp_path}/d.db")
+    _season(engine, registry, rounds=3)
+    results = list(db.results(engine, "vandtia", "cardems", 2))
+    assert GAME.draw_probability == 0.03
+    got = league.standings(engine, registry, "vandtia", "cardems", 2, None)
+    assert got == rate(results, GAME.draw_probability) != rate(results, 0.3)
+
+
 @pytest.fixture
 def engine(tmp_path):
     return db.connect(f"sqlite:///{tmp_path}/arena.db")
 
 
-def _season(engine, registry, name="spring", rounds=4, executor=None):
-    row = league.create(engine, registry, SeasonDef(name, "vandtia", "cardems", 2,
-                                                    ("random", "greedy", "lowball"), rounds, 11))
-    league.play(engine, registry, row, executor=executor)
+def _season(engine, registry, name="spring", rounds=4, executor=None, batch=32, stop=None):
+    row = league.create(engine, registry, SeasonDef(
+        name, "vandtia", "cardems", 2, ("random", "greedy", "lowball"), rounds, 11, batch))
+    league.play(engine, registry, row, executor=executor, on_batch=stop)
     return db.get_season(engine, name)
 
 
@@ -115,6 +163,44 @@ def test_completion_order_does_not_change_results_or_ratings(tmp_path, registry)
     sa = league.standings(a, registry, "vandtia", "cardems", 2, None)
     sb = league.standings(b, registry, "vandtia", "cardems", 2, None)
     assert views.to_json(sa) == views.to_json(sb)
+
+
+class Stop(Exception):
+    pass
+
+
+def test_a_resumed_season_rates_stored_and_new_matches_in_fixture_order(tmp_path, registry):
+    whole = db.connect(f"sqlite:///{tmp_path}/whole.db")
+    _season(whole, registry, rounds=6, batch=3)
+    parts = db.connect(f"sqlite:///{tmp_path}/parts.db")
+    seen = []
+
+    def stop_after_five(results, rater):  # batches finish out of order on four threads
+        seen.append(results)
+        if len(seen) == 5:
+            raise Stop
+    with pytest.raises(Stop):
+        _season(parts, registry, rounds=6, batch=3, executor=ThreadPoolExecutor(4),
+                stop=stop_after_five)
+    stored = db.stored_fixtures(parts, 1)
+    assert 0 < len(stored) < 36 and db.get_season(parts, "spring").status == "running"
+    league.play(parts, registry, db.get_season(parts, "spring"))
+    for season_id in (1, None):
+        assert (db.stored_ratings(parts, "vandtia/cardems/2", season_id)
+                == db.stored_ratings(whole, "vandtia/cardems/2", season_id))
+    replayed = league.standings(parts, registry, "vandtia", "cardems", 2, "spring")
+    assert [(r["bot"], r["mu"], r["sigma"]) for r in db.stored_ratings(parts, "vandtia/cardems/2",
+                                                                       1)] == [
+        (s.bot, s.mu, s.sigma) for s in replayed]
+
+
+def test_league_ratings_span_every_season_of_the_league(engine, registry):
+    _season(engine, registry, name="one", rounds=2)
+    _season(engine, registry, name="two", rounds=2)
+    league_rows = db.stored_ratings(engine, "vandtia/cardems/2", None)
+    assert {r["games"] for r in league_rows} == {16}
+    assert [r["mu"] for r in league_rows] == [
+        s.mu for s in league.standings(engine, registry, "vandtia", "cardems", 2, None)]
 
 
 def test_leaderboard_json_and_csv_round_trip(engine, registry):
@@ -165,6 +251,34 @@ def test_a_season_killed_with_sigkill_resumes_to_the_same_results(tmp_path):
         proc.wait()
     assert arena("season", "resume", "k", db_path=killed).wait(timeout=300) == 0
     assert _export(killed, "k") == _export(whole, "k")
+
+
+def _count(db_path, table):
+    with sqlite3.connect(db_path, timeout=30) as conn:
+        return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+
+
+def test_a_database_locked_mid_season_stops_with_one_line_and_nothing_half_written(tmp_path):
+    path = tmp_path / "locked.db"
+    proc = arena(*RUN, "--batch", "4", db_path=path)
+    deadline = time.monotonic() + 120
+    while (not path.exists() or _count(path, "matches") < 8) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    lock = sqlite3.connect(path, timeout=30)
+    lock.execute("BEGIN EXCLUSIVE")  # another program takes the database away
+    try:
+        _, err = proc.communicate(timeout=120)
+    finally:
+        lock.rollback()
+        lock.close()
+    assert proc.returncode == 2 and "Traceback" not in err
+    assert err.strip().splitlines()[-1] == "arena: error: database: database is locked"
+    matches = _count(path, "matches")
+    assert 8 <= matches < 240 and _count(path, "seat_results") == 2 * matches
+    whole = tmp_path / "whole.db"
+    assert arena(*RUN, db_path=whole).wait(timeout=300) == 0
+    assert arena("season", "resume", "k", db_path=path).wait(timeout=300) == 0
+    assert _export(path, "k") == _export(whole, "k")
 
 
 def test_cli_season_errors_are_one_line(tmp_path):

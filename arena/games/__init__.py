@@ -63,6 +63,11 @@ class Game:
     move_cap: int = 0
     teams: bool = False
     description: str = ""
+    #: TrueSkill's prior chance that two seats share a place (must be above 0).
+    draw_probability: float = 0.05
+    #: Fixtures per batch sent to a worker: enough to hide the per-task cost of the
+    #: executor, few enough that progress stays smooth and a killed season loses little.
+    season_batch: int = 32
 
     def check(self, variant: str | None, players: int | None = None) -> str:
         """The variant to use; GameError for an unknown variant or player count."""
