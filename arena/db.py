@@ -120,8 +120,10 @@ def connect(url: str | None = None):
     the schema created or migrated. Any failure is one ArenaError line."""
     url = url or os.environ.get("ARENA_DB") or DEFAULT_URL
     try:
-        if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
-            Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        path = url.removeprefix("sqlite:///").split("?")[0]
+        if url.startswith("sqlite:///") and path not in ("", ":memory:") and not path.startswith(
+                "file:"):  # a plain file path: make its folder; URI forms are left as given
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url)
         if engine.dialect.name == "sqlite":
             event.listen(engine, "connect", _sqlite_pragmas)
@@ -139,6 +141,9 @@ def connect(url: str | None = None):
                     raise ArenaError(f"database {url} has a newer schema ({info.version})")
             session.commit()
         return engine
+    except ImportError as e:
+        raise ArenaError(f"cannot use database {url}: its driver {e.name} is not installed "
+                         f"(pip install {e.name})") from None
     except (SQLAlchemyError, OSError) as e:
         raise ArenaError(f"cannot use database {url}: {_first_line(e)}") from None
 

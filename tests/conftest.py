@@ -19,6 +19,21 @@ def play(state, *actions):
     return state
 
 
+def bot_file(name: str, games=("vandtia",)) -> str:
+    """The text of a single-file bot that always plays the first legal action."""
+    return f"""
+import arena
+
+class Bot:
+    def act(self, observation, legal):
+        return legal[0]
+
+@arena.hookimpl
+def register_bots(register):
+    register({name!r}, Bot, games={list(games)!r})
+"""
+
+
 @pytest.fixture
 def registry():
     return Registry()

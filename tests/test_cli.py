@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import bot_file
 
 
 def arena(*args, env=None, cwd=None):
@@ -75,21 +76,8 @@ def test_user_mistakes_are_one_line_and_exit_2(args, message):
     assert "Traceback" not in result.stderr
 
 
-BOT = """
-import arena
-
-class Bot:
-    def act(self, observation, legal):
-        return legal[0]
-
-@arena.hookimpl
-def register_bots(register):
-    register("mine", Bot, games=["vandtia"])
-"""
-
-
 def test_a_bot_from_a_bots_dir_plays(tmp_path):
-    (tmp_path / "mine.py").write_text(BOT)
+    (tmp_path / "mine.py").write_text(bot_file("mine"))
     result = arena("--bots-dir", str(tmp_path), "play", "vandtia", "mine", "random",
                    "--seed", "2")
     assert result.returncode == 0 and "mine" in result.stdout
@@ -98,7 +86,7 @@ def test_a_bot_from_a_bots_dir_plays(tmp_path):
 
 
 def test_a_bot_for_another_game_is_refused(tmp_path):
-    (tmp_path / "mine.py").write_text(BOT.replace('["vandtia"]', '["tractor"]'))
+    (tmp_path / "mine.py").write_text(bot_file("mine", ["tractor"]))
     result = arena("--bots-dir", str(tmp_path), "play", "vandtia", "mine", "random")
     assert result.returncode == 2 and "does not play vandtia" in result.stderr
 

@@ -262,7 +262,12 @@ def test_a_database_locked_mid_season_stops_with_one_line_and_nothing_half_writt
     path = tmp_path / "locked.db"
     proc = arena(*RUN, "--batch", "4", db_path=path)
     deadline = time.monotonic() + 120
-    while (not path.exists() or _count(path, "matches") < 8) and time.monotonic() < deadline:
+    while time.monotonic() < deadline:
+        try:
+            if path.exists() and _count(path, "matches") >= 8:
+                break
+        except sqlite3.OperationalError:  # the runner has not made the schema yet
+            pass
         time.sleep(0.05)
     lock = sqlite3.connect(path, timeout=30)
     lock.execute("BEGIN EXCLUSIVE")  # another program takes the database away
@@ -282,11 +287,16 @@ def test_a_database_locked_mid_season_stops_with_one_line_and_nothing_half_writt
 
 
 def test_cli_season_errors_are_one_line(tmp_path):
+    db.connect(f"sqlite:///{tmp_path}/ro.db").dispose()
     for args, message in [
         (("season", "show", "nope"), "no season named 'nope'"),
         (("season", "run", "vandtia", "--bots", "random"), "need at least 2 bots"),
         (("season", "run", "vandtia", "--bots", "random,nobody"), "unknown bot 'nobody'"),
         (("--db", "sqlite:////proc/nope/x.db", "season", "list"), "cannot use database"),
+        (("--db", "nosuchdb://x", "season", "list"), "cannot use database"),
+        (("--db", "postgresql+nosuchdriver://x/y", "season", "list"), "cannot use database"),
+        (("--db", f"sqlite:///file:{tmp_path}/ro.db?mode=ro&uri=true", "season", "run",
+          "vandtia", "--bots", "random,greedy"), "readonly database"),
     ]:
         proc = arena(*args, db_path=tmp_path / "e.db")
         _, err = proc.communicate(timeout=60)

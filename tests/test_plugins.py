@@ -4,6 +4,7 @@ import inspect
 import textwrap
 
 import pytest
+from conftest import bot_file
 
 import arena
 from arena import hookspecs
@@ -55,21 +56,8 @@ def test_an_installed_entry_point_plugin_is_found():
     assert entry.source == "arena-example-bot 0.1.0"
 
 
-BOT_FILE = """
-import arena
-
-class Bot:
-    def act(self, observation, legal):
-        return legal[0]
-
-@arena.hookimpl
-def register_bots(register):
-    register("firsty", Bot, games=["vandtia", "tractor"])
-"""
-
-
 def test_a_single_file_bot_in_a_bots_folder(tmp_path):
-    (tmp_path / "firsty.py").write_text(BOT_FILE)
+    (tmp_path / "firsty.py").write_text(bot_file("firsty", ["vandtia", "tractor"]))
     (tmp_path / "_helper.py").write_text("raise RuntimeError('not a bot')")
     registry = Registry(bots_dirs=[tmp_path])
     entry = registry.bot("firsty", "vandtia")
@@ -89,7 +77,7 @@ def test_one_name_may_be_registered_for_several_games_in_several_calls():
 
 
 def test_the_same_bot_name_for_the_same_game_twice_is_an_error(tmp_path):
-    (tmp_path / "random.py").write_text(BOT_FILE.replace('"firsty"', '"random"'))
+    (tmp_path / "random.py").write_text(bot_file("random"))
     with pytest.raises(PluginError, match="registered twice"):
         Registry(bots_dirs=[tmp_path]).bots()
 
