@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import random
+import resource
+import statistics
 import tempfile
 import time
 from dataclasses import astuple
@@ -29,13 +31,98 @@ def engine_games(game, variant: str, players: int, games: int, seed: int = 0) ->
             moves / games}
 
 
-def referee_games(game, variant: str, entries: list, games: int, seed: int = 0) -> dict:
-    """Whole matches through the referee with real bot objects and observations."""
-    start = time.process_time()
-    for g in range(games):
-        play_match(game, variant, [make_bot(e) for e in entries], seed + g)
-    cpu = time.process_time() - start
-    return {"games": games, "cpu_s": cpu, "games_per_s": games / cpu}
+class _Random:
+    """A trusted in-process random policy: the referee's own cost, without a sandbox."""
+
+    def start(self, info):
+        self.rng = random.Random(info["seed"])
+
+    def act(self, observation, legal):
+        return legal[self.rng.randrange(len(legal))]
+
+    def end(self, result):
+        pass
+
+
+def referee_games(game, variant: str, players: int, games: int, seed: int = 0,
+                  entry=None) -> dict:
+    """Whole matches through the referee, with observations: in-process random policies, or
+    (``entry``) a sandboxed worker per seat, each serving every game. CPU time counts the
+    runner and, once they have exited, the bot processes."""
+    from .bot import PythonBot
+
+    bots = ([make_bot(entry) for _ in range(players)] if entry is not None
+            else [PythonBot(_Random()) for _ in range(players)])
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start, wall = time.process_time(), time.perf_counter()
+    moves = 0
+    try:
+        for g in range(games):
+            moves += play_match(game, variant, bots, seed + g)[0].result.moves
+    finally:
+        for bot in bots:
+            getattr(bot, "close", lambda: None)()
+    wall = time.perf_counter() - wall
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = time.process_time() - start + (after.ru_utime + after.ru_stime
+                                         - before.ru_utime - before.ru_stime)
+    return {"games": games, "cpu_s": cpu, "wall_s": wall, "games_per_s": games / cpu,
+            "moves_per_game": moves / games}
+
+
+ECHO = """import os, sys, orjson
+out = os.fdopen(os.dup(1), "wb", buffering=0)
+for line in sys.stdin.buffer:
+    legal = orjson.loads(line)["legal"]
+    out.write(orjson.dumps({"type": "action", "action": legal[0]},
+                           option=orjson.OPT_APPEND_NEWLINE))
+"""
+
+
+def round_trip(entry, game, variant: str, players: int, moves: int, seed: int = 0) -> dict:
+    """Median time from sending ``act`` to holding the answer, over ``moves`` real positions
+    of a random game, for a sandboxed worker of ``entry`` - and, in the same run, for a bare
+    unconfined echo process with the same codec (the floor the sandbox is compared with)."""
+    import os
+    import subprocess
+    import sys
+
+    import orjson
+
+    rng = random.Random(seed)
+    positions, g = [], 0
+    while len(positions) < moves:
+        state = game.new_state(variant, players, seed + g)
+        g += 1
+        while not state.over and len(positions) < moves:
+            legal = list(state.legal_actions())
+            positions.append((state.observation(state.to_move), legal))
+            state.apply(legal[rng.randrange(len(legal))])
+
+    bot = make_bot(entry)
+    echo = subprocess.Popen([sys.executable, "-I", "-c", ECHO], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, bufsize=0)
+    try:
+        bot.start({"game": game.name, "variant": variant, "seat": 0, "players": players,
+                   "seed": seed})
+        sandboxed, bare = [], []
+        for observation, legal in positions:
+            t = time.perf_counter()
+            bot.act(observation, legal)
+            sandboxed.append(time.perf_counter() - t)
+        for observation, legal in positions:
+            t = time.perf_counter()
+            os.write(echo.stdin.fileno(), orjson.dumps(
+                {"type": "act", "observation": observation, "legal": legal},
+                option=orjson.OPT_APPEND_NEWLINE))
+            orjson.loads(os.read(echo.stdout.fileno(), 1 << 16))
+            bare.append(time.perf_counter() - t)
+    finally:
+        bot.close()
+        echo.stdin.close()
+        echo.wait()
+    return {"moves": moves, "median_us": statistics.median(sandboxed) * 1e6,
+            "floor_us": statistics.median(bare) * 1e6}
 
 
 SECOND_RANDOM = '''"""A second random bot: a benchmark season is random against random."""

@@ -1,4 +1,6 @@
-"""The Bot interface the referee talks to, and the adapter for in-process Python bots.
+"""The Bot interface the referee talks to, and its two adapters: a sandboxed worker process
+for any registered bot (``make_bot``), and in-process Python objects for trusted code
+(tests, benchmarks, embedding).
 
 A bot answers three messages: ``start(info)`` (optional), ``act(observation, legal)`` and
 ``end(result)`` (optional). ``info`` holds ``game``, ``variant``, ``seat``, ``players`` and
@@ -37,6 +39,9 @@ class PythonBot:
             self._end(result)
 
 
-def make_bot(entry) -> PythonBot:
-    """A fresh bot from a registry entry (``arena.plugins.BotEntry``)."""
-    return PythonBot(entry.factory(), entry.name)
+def make_bot(entry, limits=None):
+    """A bot seat for a registry entry (``arena.plugins.BotEntry``): a sandboxed worker
+    process, started on the first ``start`` and reused by later matches; ``close()`` it."""
+    from .sandbox import SandboxBot
+
+    return SandboxBot(entry.name, entry.spec, limits)

@@ -15,7 +15,7 @@ from rich.table import Table
 from sqlalchemy.exc import SQLAlchemyError
 
 from . import __version__
-from .bench import engine_games, referee_games
+from .bench import engine_games, referee_games, round_trip
 from .bench import season as season_bench
 from .bot import make_bot
 from .db import DEFAULT_URL
@@ -67,6 +67,8 @@ def bots(registry: Registry) -> None:
         sources = sorted({entry.source for entry in per_game.values()})
         table.add_row(name, ", ".join(per_game), "; ".join(sources))
     print_renderable(table)
+    for source, error in registry.broken.items():
+        click.echo(f"not loaded: {source}: {error}", err=True)
 
 
 def _play(registry, game_name, variant, bot_names, seed, show, omniscient, as_json):
@@ -76,7 +78,12 @@ def _play(registry, game_name, variant, bot_names, seed, show, omniscient, as_js
     if seed is None:
         seed = secrets.randbelow(2**31)
         click.echo(f"seed {seed}", err=True)
-    match, _ = play_match(game, variant, [make_bot(e) for e in entries], seed, bot_names)
+    bots = [make_bot(e) for e in entries]
+    try:
+        match, _ = play_match(game, variant, bots, seed, bot_names)
+    finally:
+        for bot in bots:
+            bot.close()
     if show or omniscient:
         # The transcript comes from replaying the stored actions with events recorded.
         state = replay(game, variant, len(bot_names), seed, match.actions, record=True)
@@ -136,15 +143,22 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
     game = registry.game(game_name)
     variant = game.check(variant, players)
     engine = engine_games(game, variant, players, n, seed)
-    entries = [registry.bot("random", game.name)] * players
-    ref = referee_games(game, variant, entries, max(1, n // 4), seed)
+    ref = referee_games(game, variant, players, max(1, n // 4), seed)
+    entry = registry.bot("random", game.name)
+    boxed = referee_games(game, variant, players, max(1, n // 4), seed, entry)
     table = Table("what", "games", "CPU s", "games/s per core", "moves/game")
     table.add_row("engine (state API, random choice)", str(engine["games"]),
                   f"{engine['cpu_s']:.2f}", f"{engine['games_per_s']:,.0f}",
                   f"{engine['moves_per_game']:.1f}")
-    table.add_row("referee (random bots, observations)", str(ref["games"]),
-                  f"{ref['cpu_s']:.2f}", f"{ref['games_per_s']:,.0f}", "")
+    for label, r in (("referee, in-process random policies", ref),
+                     ("referee, sandboxed random bots", boxed)):
+        table.add_row(label, str(r["games"]), f"{r['cpu_s']:.2f}", f"{r['games_per_s']:,.0f}",
+                      f"{r['moves_per_game']:.1f}")
     print_renderable(table)
+    rt = round_trip(entry, game, variant, players, min(20000, max(200, n * 10)), seed)
+    click.echo(f"round trip per move, runner <-> sandboxed random bot: median "
+               f"{rt['median_us']:.1f} us over {rt['moves']} moves (bare echo process, "
+               f"same codec: {rt['floor_us']:.1f} us)")
     if season_matches:
         s = season_bench(season_matches, workers, season_db, seed)
         table = Table("season", "matches", "workers", "wall s", "in matches s", "outside",

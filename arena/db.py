@@ -22,7 +22,7 @@ from sqlmodel import Field, Session, SQLModel, create_engine, func, select
 from .errors import ArenaError
 
 DEFAULT_URL = "sqlite:///results/arena.db"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def now() -> datetime:
@@ -87,6 +87,7 @@ class SeatRow(SQLModel, table=True):
     rank: int
     score: float
     fault: str | None = None
+    log: str | None = None  # the tail of a faulty bot's stderr (schema 2)
 
 
 class RatingRow(SQLModel, table=True):
@@ -103,9 +104,15 @@ class RatingRow(SQLModel, table=True):
     draws: int
     losses: int
     faults: int
+    suspended: bool = False  # stopped after too many faults in a row (schema 2)
 
 
-MIGRATIONS: list = []  # (version, callable(connection)) in order, for schema changes after 1
+def _schema_2(conn) -> None:
+    conn.exec_driver_sql("ALTER TABLE seat_results ADD COLUMN log VARCHAR")
+    conn.exec_driver_sql("ALTER TABLE ratings ADD COLUMN suspended BOOLEAN NOT NULL DEFAULT false")
+
+
+MIGRATIONS: list = [(2, _schema_2)]  # (version, callable(connection)), in order
 
 
 def _sqlite_pragmas(dbapi_connection, _record):
@@ -175,7 +182,8 @@ def create_season(engine, defn, bots: list[BotRow], fixtures: int) -> SeasonRow:
         row = SeasonRow(name=defn.name, game=defn.game, variant=defn.variant,
                         players=defn.players, bots=dumps(list(defn.bots)), rounds=defn.rounds,
                         seed=defn.seed,
-                        options=dumps({"code_hashes": hashes, "batch": defn.batch}),
+                        options=dumps({"code_hashes": hashes, "batch": defn.batch,
+                                       "limits": defn.limits}),
                         fixtures=fixtures)
         session.add(row)
         session.commit()
@@ -294,7 +302,8 @@ def write_ratings(engine, league: str, season_id: int | None, standings) -> None
         for s in standings:
             session.add(RatingRow(league=league, season_id=season_id, bot=s.bot, mu=s.mu,
                                   sigma=s.sigma, games=s.games, wins=s.wins, draws=s.draws,
-                                  losses=s.losses, faults=s.faults))
+                                  losses=s.losses, faults=s.faults,
+                                  suspended=s.suspended))
         session.commit()
 
 

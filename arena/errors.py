@@ -26,3 +26,13 @@ class IllegalAction(ValueError):
 
 class PluginError(ArenaError):
     """A plugin that cannot be loaded or registers something inconsistent."""
+
+
+class BotFault(Exception):
+    """A bot broke the rules of its seat: it forfeits the match. ``reason`` is stored with the
+    result (``timeout``, ``crash: ...``, ``protocol error: ...``, ``memory exceeded``...),
+    ``log`` is the tail of what it wrote to stderr."""
+
+    def __init__(self, reason: str, log: str = ""):
+        super().__init__(reason)
+        self.reason, self.log = reason, log

@@ -1,13 +1,12 @@
 """League seasons end to end: define, run, resume, rate. The CLI and the demo call these.
 
-Bots are recorded with their version, source and a SHA-256 of their code; resuming a season
-whose bots' code has changed is refused, since the results would mix two versions.
+Bots are recorded with their version, source and a SHA-256 of their code (taken by the
+sandboxed worker that lists them); resuming a season whose bots' code has changed is refused,
+since the results would mix two versions.
 """
 
 from __future__ import annotations
 
-import hashlib
-import inspect
 import json
 import os
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -19,15 +18,6 @@ from .ratings import Rater, Standing, rate
 from .scheduler import SeasonDef, fixture_count, run, validate
 
 
-def code_hash(entry) -> str:
-    try:
-        path = inspect.getsourcefile(entry.factory)
-        data = open(path, "rb").read() if path else repr(entry.factory).encode()
-    except (TypeError, OSError):
-        data = repr(entry.factory).encode()
-    return hashlib.sha256(data).hexdigest()
-
-
 def league_key(game: str, variant: str, players: int) -> str:
     return f"{game}/{variant}/{players}"
 
@@ -35,7 +25,8 @@ def league_key(game: str, variant: str, players: int) -> str:
 def definition(row: db.SeasonRow) -> SeasonDef:
     options = json.loads(row.options)
     return SeasonDef(row.name, row.game, row.variant, row.players, tuple(json.loads(row.bots)),
-                     row.rounds, row.seed, options.get("batch", SeasonDef.batch))
+                     row.rounds, row.seed, options.get("batch", SeasonDef.batch),
+                     options.get("limits", ""))
 
 
 def create(engine, registry: Registry, defn: SeasonDef) -> db.SeasonRow:
@@ -45,7 +36,7 @@ def create(engine, registry: Registry, defn: SeasonDef) -> db.SeasonRow:
         entry = registry.bot(name, defn.game)
         version = entry.source.split()[-1] if " " in entry.source else "file"
         bots.append(db.BotRow(name=name, game=defn.game, version=version, source=entry.source,
-                              code_hash=code_hash(entry)))
+                              code_hash=entry.code_hash))
     return db.create_season(engine, defn, bots, fixture_count(defn))
 
 
@@ -103,7 +94,7 @@ def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | Non
     validate(defn, registry)
     hashes = json.loads(row.options).get("code_hashes", {})
     for name in defn.bots:
-        if hashes.get(name) not in (None, code_hash(registry.bot(name, defn.game))):
+        if hashes.get(name) not in (None, registry.bot(name, defn.game).code_hash):
             raise ArenaError(f"bot {name!r} has changed since season {row.name!r} started")
     done = db.stored_fixtures(engine, row.id)
     rater = SeasonRater(engine, row, done, registry.game(row.game).draw_probability)

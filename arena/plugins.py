@@ -1,19 +1,22 @@
 """The one place that owns plugin managers and what the plugins register.
 
-``Registry`` loads lazily, once: built-in games and bots come in through the same hooks and
-entry points as anyone's. Games are trusted plugins (entry-point group ``arena``); bots come
-from the ``arena.bots`` group, from single ``.py`` files in bots folders, or from plugin
-objects handed in directly (tests, embedding).
+Games are trusted plugins: they load in this process through pluggy (entry-point group
+``arena``; built-in games come in through the same hook). Bots are not: this process never
+imports a bot. It only names bot *sources* - ``arena.bots`` entry points, ``*.py`` files and
+``*.toml`` manifests of executables in bots folders - and asks a sandboxed worker
+(``arena.sandbox.list_sources``) what each registers; a bot is later run from the same
+source by a worker of its own.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib
-import importlib.util
 import os
 import re
-from dataclasses import dataclass
+import tomllib
+from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 
 import pluggy
@@ -36,40 +39,52 @@ def get_plugin_manager() -> pluggy.PluginManager:
 
 @dataclass(frozen=True)
 class BotEntry:
-    """One registered bot for one game."""
+    """One registered bot for one game: where it comes from and how a worker starts it."""
 
     name: str
     game: str
-    factory: object
-    source: str
+    source: str  # "DIST VERSION" for an entry point, else the file's path
+    spec: dict = field(hash=False, compare=False)  # kind, target (and name, game)
+    code_hash: str = ""
 
 
 def _source(pm: pluggy.PluginManager, plugin) -> str:
     for p, dist in pm.list_plugin_distinfo():
         if p is plugin:
             return f"{dist.project_name} {dist.version}"
-    path = getattr(plugin, "__arena_file__", None)
-    if path:
-        return str(path)
     return getattr(plugin, "__name__", None) or type(plugin).__name__
 
 
-def _load_file(path: Path):
-    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
-    stem = re.sub(r"\W", "_", path.stem)
-    module_name = f"arena_botfile_{stem}_{digest}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    module = importlib.util.module_from_spec(spec)
+def _check_registration(source: str, name, games, is_callable: bool = True) -> None:
+    if not isinstance(name, str) or not BOT_NAME.match(name):
+        raise PluginError(f"{source}: bad bot name {name!r} (lower-case letters, digits, . _ -)")
+    if not is_callable:
+        raise PluginError(f"{source}: bot {name!r} factory is not callable")
+    if isinstance(games, str) or not games:
+        raise PluginError(f"{source}: bot {name!r} needs games=[...]")
+
+
+def _manifest(path: Path) -> tuple[str, list, dict, str]:
+    """``(name, games, spec, code hash)`` of an executable bot's ``NAME.toml``."""
+    from .sandbox import exec_spec
+
     try:
-        spec.loader.exec_module(module)
-    except Exception as e:  # a broken bot file is the user's mistake, reported in one line
-        raise PluginError(f"cannot load bot file {path}: {type(e).__name__}: {e}") from None
-    module.__arena_file__ = path
-    return module
+        data = tomllib.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise PluginError(f"cannot read bot manifest {path}: {e}") from None
+    name, games = data.get("name", path.stem), data.get("games")
+    _check_registration(str(path), name, games)
+    spec = exec_spec(path, data)
+    digest = hashlib.sha256(path.read_bytes())
+    for arg in spec["target"][1:]:
+        if os.path.isfile(arg):
+            digest.update(Path(arg).read_bytes())
+    return name, list(games), spec, digest.hexdigest()
 
 
 class Registry:
-    """Games and bots from every plugin, loaded on first use."""
+    """Games and bots from every plugin, loaded on first use. ``plugins`` are trusted
+    in-process plugin objects (games); bots come only from ``bot_sources``."""
 
     def __init__(self, bots_dirs=(), plugins=(), entry_points: bool = True):
         self.bots_dirs = [Path(d) for d in bots_dirs]
@@ -77,6 +92,7 @@ class Registry:
         self.entry_points = entry_points
         self._games: dict | None = None
         self._bots: dict | None = None
+        self.broken: dict[str, str] = {}  # bot source -> why it could not be loaded
 
     # -- games ---------------------------------------------------------------------------
 
@@ -113,54 +129,71 @@ class Registry:
 
     # -- bots ----------------------------------------------------------------------------
 
+    def bot_sources(self) -> list[tuple[str, dict]]:
+        """``(label, spec)`` of every place bots may come from, in a fixed order."""
+        sources = []
+        if self.entry_points:
+            for ep in sorted(metadata.entry_points(group=BOT_GROUP), key=lambda e: e.name):
+                dist = f"{ep.dist.name} {ep.dist.version}" if ep.dist else ep.value
+                sources.append((dist, {"kind": "module", "target": ep.value}))
+        for folder in self.bots_dirs:
+            if not folder.is_dir():
+                raise PluginError(f"bots folder not found: {folder}")
+            for path in sorted(folder.iterdir()):
+                if path.name.startswith("_") or path.suffix not in (".py", ".toml"):
+                    continue
+                kind = "file" if path.suffix == ".py" else "manifest"
+                sources.append((str(path), {"kind": kind, "target": str(path.resolve())}))
+        return sources
+
     def bots(self) -> dict[str, dict[str, BotEntry]]:
-        """``{bot name: {game name: BotEntry}}``, names sorted."""
-        if self._bots is None:
-            pm = get_plugin_manager()
-            if self.entry_points:
-                pm.load_setuptools_entrypoints(BOT_GROUP)
-            for plugin in self.plugins:
-                pm.register(plugin)
-            for folder in self.bots_dirs:
-                if not folder.is_dir():
-                    raise PluginError(f"bots folder not found: {folder}")
-                for path in sorted(folder.glob("*.py")):
-                    if not path.name.startswith("_"):
-                        pm.register(_load_file(path))
-            bots: dict[str, dict[str, BotEntry]] = {}
-            for impl in pm.hook.register_bots.get_hookimpls():
-                source = _source(pm, impl.plugin)
+        """``{bot name: {game name: BotEntry}}``, names sorted. A source that cannot be
+        loaded (or registers something wrong) is left out and named in ``broken``."""
+        if self._bots is not None:
+            return self._bots
+        from .sandbox import list_sources
 
-                def register(name, factory, games=(), source=source):
-                    if not isinstance(name, str) or not BOT_NAME.match(name):
-                        raise PluginError(f"{source}: bad bot name {name!r} "
-                                          "(lower-case letters, digits, . _ -)")
-                    if not callable(factory):
-                        raise PluginError(f"{source}: bot {name!r} factory is not callable")
-                    if isinstance(games, str) or not games:
-                        raise PluginError(f"{source}: bot {name!r} needs games=[...]")
+        sources = self.bot_sources()
+        python = [spec for _, spec in sources if spec["kind"] != "manifest"]
+        answers = iter(list_sources(python) if python else [])
+        bots: dict[str, dict[str, BotEntry]] = {}
+        for label, spec in sources:
+            try:
+                if spec["kind"] == "manifest":
+                    found = [_manifest(Path(spec["target"]))]
+                else:
+                    found = self._registered(label, spec, next(answers))
+                for name, games, _, _ in found:
                     for game in games:
-                        per_game = bots.setdefault(name, {})
-                        if game in per_game:
-                            raise PluginError(
-                                f"bot {name!r} for {game} is registered twice "
-                                f"({per_game[game].source} and {source})")
-                        per_game[game] = BotEntry(name, game, factory, source)
-
-                try:
-                    impl.function(register=register)
-                except PluginError:
-                    raise
-                except Exception as e:
-                    raise PluginError(f"{source}: register_bots failed: "
-                                      f"{type(e).__name__}: {e}") from None
-            self._bots = dict(sorted(bots.items()))
+                        if game in bots.get(name, {}):
+                            raise PluginError(f"bot {name!r} for {game} is registered twice "
+                                              f"({bots[name][game].source} and {label})")
+            except PluginError as e:
+                self.broken[label] = str(e)
+                continue
+            for name, games, run, digest in found:
+                for game in games:
+                    bots.setdefault(name, {})[game] = BotEntry(
+                        name, game, label, {**run, "name": name, "game": game}, digest)
+        self._bots = dict(sorted(bots.items()))
         return self._bots
+
+    @staticmethod
+    def _registered(label: str, spec: dict, answer: dict) -> list:
+        if "error" in answer:
+            raise PluginError(f"cannot load bot source {label}: {answer['error']}")
+        found = []
+        for bot in answer["bots"]:
+            _check_registration(label, bot["name"], bot["games"], bot["callable"])
+            found.append((bot["name"], bot["games"], spec, bot["code_hash"]))
+        return found
 
     def bot(self, name: str, game: str) -> BotEntry:
         bots = self.bots()
         if name not in bots:
-            raise UnknownBot(f"unknown bot {name!r} (bots: {', '.join(bots) or 'none'})")
+            broken = (f"; {len(self.broken)} bot source(s) failed to load, see 'arena bots'"
+                      if self.broken else "")
+            raise UnknownBot(f"unknown bot {name!r} (bots: {', '.join(bots) or 'none'}{broken})")
         if game not in bots[name]:
             plays = ", ".join(bots[name])
             raise UnknownBot(f"bot {name!r} does not play {game} (it plays: {plays})")

@@ -36,6 +36,7 @@ class Standing:
     losses: int = 0
     faults: int = 0
     total_score: float = 0.0
+    suspended: bool = False
 
     @property
     def score(self) -> float:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .cards import derive_seed
+from .errors import BotFault
 from .games import Result
 
 
@@ -23,6 +24,7 @@ class Match:
     players: list[str]
     actions: list = field(default_factory=list)
     result: Result | None = None
+    logs: dict[int, str] = field(default_factory=dict)  # a faulty seat's log tail
 
     def to_json(self) -> dict:
         return {
@@ -36,6 +38,8 @@ class Match:
 
 
 def _fault(e: BaseException) -> str:
+    if isinstance(e, BotFault):
+        return e.reason
     text = str(e).splitlines()[0][:200] if str(e) else ""
     return f"crash: {type(e).__name__}: {text}" if text else f"crash: {type(e).__name__}"
 
@@ -55,8 +59,10 @@ def play_match(game, variant: str, bots: list, seed: int, names: list[str] | Non
     match = Match(game.name, variant, seed, names)
     faults: list[str | None] = [None] * n
 
-    def forfeit(seat: int, reason: str) -> None:
+    def forfeit(seat: int, reason: str, error: BaseException | None = None) -> None:
         faults[seat] = reason
+        if getattr(error, "log", ""):
+            match.logs[seat] = error.log
         state.forfeit(seat)
 
     for seat, bot in enumerate(bots):
@@ -65,7 +71,7 @@ def play_match(game, variant: str, bots: list, seed: int, names: list[str] | Non
         try:
             bot.start(info)
         except (Exception, SystemExit) as e:
-            forfeit(seat, _fault(e))
+            forfeit(seat, _fault(e), e)
             break
 
     actions = match.actions
@@ -75,7 +81,7 @@ def play_match(game, variant: str, bots: list, seed: int, names: list[str] | Non
         try:
             action = bots[seat].act(state.observation(seat), list(legal))
         except (Exception, SystemExit) as e:
-            forfeit(seat, _fault(e))
+            forfeit(seat, _fault(e), e)
             break
         if action not in legal:
             forfeit(seat, f"illegal action: {str(action)[:200]!r}")

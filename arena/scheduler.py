@@ -36,6 +36,7 @@ from .cards import derive_seed
 from .errors import ArenaError
 from .plugins import Registry
 from .referee import play_match
+from .sandbox import Limits
 
 MAX_GROUPS = 64
 
@@ -50,6 +51,7 @@ class SeasonDef:
     rounds: int
     seed: int
     batch: int = 32  # fixtures per worker task; part of the definition (see module doc)
+    limits: str = ""  # bot limits over the defaults, e.g. "move_s=0.5,memory_mb=512"
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,7 @@ def validate(defn: SeasonDef, registry: Registry) -> None:
         raise ArenaError("a season's batch size must be at least 1")
     for bot in defn.bots:
         registry.bot(bot, game.name)
+    Limits.parse(defn.limits)
 
 
 @lru_cache(maxsize=4)
@@ -126,20 +129,32 @@ def _registry(bots_dirs: tuple[str, ...]) -> Registry:
     return Registry(bots_dirs=bots_dirs)  # one per worker process, loaded once
 
 
-def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...],
+def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits: str,
                batch: list[Fixture]) -> list[dict]:
-    """Run in a worker: play the fixtures of one batch, return plain results."""
+    """Run in a worker: play the fixtures of one batch, return plain results. Each bot's
+    sandboxed process serves every match of the batch it plays (and is restarted after a
+    fault), so a batch - fixed by fixture index - always meets the same processes."""
     registry = _registry(bots_dirs)
     game = registry.game(game_name)
+    seats: dict[str, object] = {}
     out = []
-    for fx in batch:
-        bots = [make_bot(registry.bot(name, game_name)) for name in fx.seats]
-        start = time.perf_counter()
-        match, _ = play_match(game, variant, bots, fx.seed, list(fx.seats))
-        duration = time.perf_counter() - start
-        out.append({"fixture": fx.index, "seed": fx.seed, "seats": list(fx.seats),
-                    "result": match.result.to_json(), "duration": duration,
-                    "replay": json.dumps(match.actions, separators=(",", ":"))})
+    try:
+        for fx in batch:
+            bots = []
+            for name in fx.seats:
+                if name not in seats:
+                    seats[name] = make_bot(registry.bot(name, game_name), Limits.parse(limits))
+                bots.append(seats[name])
+            start = time.perf_counter()
+            match, _ = play_match(game, variant, bots, fx.seed, list(fx.seats))
+            duration = time.perf_counter() - start
+            out.append({"fixture": fx.index, "seed": fx.seed, "seats": list(fx.seats),
+                        "result": match.result.to_json(), "duration": duration,
+                        "replay": json.dumps(match.actions, separators=(",", ":")),
+                        "logs": {str(k): v for k, v in match.logs.items()}})
+    finally:
+        for bot in seats.values():
+            bot.close()
     return out
 
 
@@ -162,7 +177,8 @@ def run(defn: SeasonDef, done: set[int], executor: Executor, store: Callable[[li
     def submit() -> bool:
         batch = next(todo, None)
         if batch:
-            pending.add(executor.submit(play_batch, defn.game, defn.variant, bots_dirs, batch))
+            pending.add(executor.submit(play_batch, defn.game, defn.variant, bots_dirs,
+                                        defn.limits, batch))
         return bool(batch)
 
     while len(pending) < limit and submit():

@@ -31,12 +31,20 @@ def test_greedy_puts_its_strongest_cards_face_up():
 
 
 def _mean_score(registry, variant, players, games):
+    """Greedy and random alternate seats; each seat's sandboxed worker serves every game."""
     game, total = registry.game("vandtia"), 0
-    for seed in range(games):
-        names = ["greedy" if (i + seed) % 2 == 0 else "random" for i in range(players)]
-        bots = [make_bot(registry.bot(n, "vandtia")) for n in names]
-        match, _ = play_match(game, variant, bots, seed, names)
-        total += sum(s for n, s in zip(names, match.result.scores, strict=True) if n == "greedy")
+    seats = {(n, i): make_bot(registry.bot(n, "vandtia")) for n in ("greedy", "random")
+             for i in range(players)}
+    try:
+        for seed in range(games):
+            names = ["greedy" if (i + seed) % 2 == 0 else "random" for i in range(players)]
+            bots = [seats[n, i] for i, n in enumerate(names)]
+            match, _ = play_match(game, variant, bots, seed, names)
+            total += sum(s for n, s in zip(names, match.result.scores, strict=True)
+                         if n == "greedy")
+    finally:
+        for bot in seats.values():
+            bot.close()
     return total / games
 
 

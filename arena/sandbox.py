@@ -1,0 +1,382 @@
+"""The runner side of the trust line: bot worker processes, their limits and their faults.
+
+Every bot seat is a worker process (``arena.worker``) started with the interpreter itself
+(``sys.executable -I``), a clean environment, no inherited descriptors, its own session and a
+private folder; the worker confines itself before it imports the bot. The runner talks to it
+in JSON lines (``docs/protocol.md``), and turns anything that is not a timely, well-formed
+answer into a :class:`~arena.errors.BotFault` with a plain reason - the referee makes that a
+forfeit. A worker serves match after match (it gets ``start`` again); after a fault it is
+killed and the next match starts a new one.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import orjson
+
+from .errors import BotFault
+
+PROTOCOL = 1
+MAX_LINE = 1 << 20  # longest answer a bot may send (bytes)
+LOG_TAIL = 2000  # characters of a bot's log kept with a fault
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What each bot seat may use. Times in seconds; the CPU limit is per worker process
+    (one fixture batch), the others per move or for the whole process."""
+
+    move_s: float = 1.0  # wall time per move, before the bank is drawn on
+    bank_s: float = 10.0  # extra wall time per match, spent as moves run over
+    start_s: float = 10.0  # to start, import the bot and answer the first ``start``
+    cpu_s: int = 600
+    memory_mb: int = 1024  # address space
+    file_size_mb: int = 16  # largest file it may write, its log included
+    open_files: int = 64
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def parse(cls, text: str) -> Limits:
+        """``"move_s=0.5,memory_mb=512"`` on top of the defaults; ArenaError if malformed."""
+        from .errors import ArenaError
+
+        limits = cls()
+        for part in filter(None, (p.strip() for p in text.split(","))):
+            key, _, value = part.partition("=")
+            if key not in cls.__dataclass_fields__:
+                raise ArenaError(f"unknown limit {key!r} (limits: "
+                                 f"{', '.join(cls.__dataclass_fields__)})")
+            kind = type(getattr(limits, key))
+            try:
+                number = kind(value)
+            except ValueError:
+                raise ArenaError(f"limit {key} needs a number, got {value!r}") from None
+            if number <= 0:
+                raise ArenaError(f"limit {key} must be above 0")
+            limits = replace(limits, **{key: number})
+        return limits
+
+
+def clean_env(home: str) -> dict:
+    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": home,
+            "TMPDIR": home, "PYTHONHASHSEED": "0"}
+
+
+def _module_paths(module: str) -> list[str]:
+    """Where a top-level package lives, found without running any of its code."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(module.split(".")[0])
+    except (ImportError, ValueError):
+        return []
+    if spec is None:
+        return []
+    paths = list(spec.submodule_search_locations or [])
+    return paths or ([os.path.dirname(spec.origin)] if spec.origin else [])
+
+
+def read_paths(spec: dict) -> list[str]:
+    """What a bot may read besides the system: its own files, and the arena package."""
+    own = _module_paths("arena")
+    kind, target = spec["kind"], spec["target"]
+    if kind == "module":
+        return own + _module_paths(target.partition(":")[0])
+    if kind == "file":
+        return own + [target]
+    return own + [a for a in target if os.path.exists(a)] + list(spec.get("read", []))
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+class Watchdog(threading.Thread):
+    """Kills any worker still silent at its deadline (checked every few milliseconds)."""
+
+    TICK = 0.005
+
+    def __init__(self):
+        super().__init__(name="arena-watchdog", daemon=True)
+        self.workers: set = set()
+        self.lock = threading.Lock()
+
+    def watch(self, worker) -> None:
+        with self.lock:
+            self.workers.add(worker)
+            if not self.is_alive():
+                self.start()
+
+    def forget(self, worker) -> None:
+        with self.lock:
+            self.workers.discard(worker)
+
+    def run(self) -> None:
+        while True:
+            time.sleep(self.TICK)
+            now = time.perf_counter()
+            with self.lock:
+                late = [w for w in self.workers if w.deadline is not None and now > w.deadline]
+                for w in late:
+                    w.timed_out = True
+                    try:
+                        os.killpg(w.proc.pid, signal.SIGKILL)
+                    except (ProcessLookupError, PermissionError):
+                        pass
+
+
+_watchdogs: dict[int, Watchdog] = {}
+
+
+def watchdog() -> Watchdog:
+    """This process's watchdog (a forked child needs its own thread)."""
+    pid = os.getpid()
+    if pid not in _watchdogs:
+        _watchdogs.clear()
+        _watchdogs[pid] = Watchdog()
+    return _watchdogs[pid]
+
+
+class Worker:
+    """One sandboxed bot process and its pipes."""
+
+    def __init__(self, spec: dict, limits: Limits, mode: str | None = None, extra=None):
+        self.limits = limits
+        self.dir = tempfile.mkdtemp(prefix="arena-bot-")
+        self.log_path = os.path.join(self.dir, "bot.log")
+        mode = mode or ("exec" if spec["kind"] == "exec" else "serve")
+        config = {"mode": mode, "bot": spec, "limits": limits.to_json(),
+                  "read": read_paths(spec) if spec else [], "write": [self.dir], **(extra or {})}
+        with open(self.log_path, "wb") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-I", "-m", "arena.worker", orjson.dumps(config).decode()],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, cwd=self.dir,
+                env=clean_env(self.dir), close_fds=True, start_new_session=True, bufsize=0)
+        self.rfd, self.wfd = self.proc.stdout.fileno(), self.proc.stdin.fileno()
+        self.buffer = b""
+        self.deadline: float | None = None  # the watchdog kills the process after this
+        self.timed_out = False
+        watchdog().watch(self)
+
+    # -- messages ------------------------------------------------------------------------
+
+    def send(self, message: dict) -> None:
+        try:
+            os.write(self.wfd, orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE))
+        except OSError:
+            raise self.fault("exited") from None
+
+    def receive(self, timeout: float) -> dict:
+        """The next line, parsed; BotFault on timeout, exit, or a malformed answer.
+
+        The read blocks (no poll per message, which is most of a round trip's cost); the
+        watchdog thread kills the process at the deadline, which ends the read."""
+        self.deadline = time.perf_counter() + timeout
+        try:
+            while b"\n" not in self.buffer:
+                data = os.read(self.rfd, 1 << 16)
+                if not data:
+                    raise self.fault("timeout" if self.timed_out else "exited")
+                self.buffer += data
+                if len(self.buffer) > MAX_LINE and b"\n" not in self.buffer[:MAX_LINE + 1]:
+                    raise self.fault(f"protocol error: a line longer than {MAX_LINE} bytes")
+        finally:
+            self.deadline = None
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        try:
+            message = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            raise self.fault(f"protocol error: not JSON: {line[:80]!r}") from None
+        if type(message) is not dict:
+            raise self.fault(f"protocol error: not a JSON object: {line[:80]!r}")
+        if message.get("type") == "error":
+            raise self.fault(str(message.get("error"))[:300])
+        return message
+
+    def ask(self, message: dict, expect: str, timeout: float) -> dict:
+        self.send(message)
+        answer = self.receive(timeout)
+        if answer.get("type") != expect:
+            raise self.fault(f"protocol error: expected {expect!r}, got "
+                             f"{orjson.dumps(answer)[:80].decode(errors='replace')!r}")
+        return answer
+
+    # -- ending --------------------------------------------------------------------------
+
+    def fault(self, reason: str) -> BotFault:
+        """Kill the process and describe what went wrong, from its exit if it died."""
+        self.kill()
+        code = self.proc.returncode
+        if reason in ("exited", "timeout") and code is not None and code != -signal.SIGKILL:
+            if code < 0:
+                number = -code
+                reason = ("cpu time exceeded" if number == signal.SIGXCPU else
+                          "file size exceeded" if number == signal.SIGXFSZ else
+                          f"crash: killed by {_signal_name(number)}")
+            else:
+                reason = f"crash: exited with status {code}"
+        elif reason == "exited":
+            reason = "crash: exited"
+        return BotFault(reason, self.log_tail())
+
+    def kill(self) -> None:
+        watchdog().forget(self)
+        if self.proc.returncode is None:
+            if self.proc.poll() is None:
+                time.sleep(0.005)  # a process that is exiting by itself keeps its own status
+            if self.proc.poll() is None:
+                try:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            self.proc.wait()
+        else:  # its children, if any got out, go with it
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def log_tail(self) -> str:
+        try:
+            with open(self.log_path, "rb") as log:
+                log.seek(max(0, os.path.getsize(self.log_path) - LOG_TAIL))
+                return log.read().decode(errors="replace")
+        except OSError:
+            return ""
+
+    def close(self) -> None:
+        for f in (self.proc.stdin, self.proc.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
+        self.kill()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class SandboxBot:
+    """The Bot interface (``start``, ``act``, ``end``) over a worker process."""
+
+    def __init__(self, name: str, spec: dict, limits: Limits | None = None):
+        self.name, self.spec, self.limits = name, spec, limits or Limits()
+        self.worker: Worker | None = Worker(spec, self.limits)  # boots while others do
+        self.bank = self.limits.bank_s
+        self.log = ""
+
+    def start(self, info: dict) -> None:
+        if self.worker is None or not self.worker.alive:
+            self.close()
+            self.worker = Worker(self.spec, self.limits)
+        self.bank = self.limits.bank_s
+        message = {"type": "start", "protocol": PROTOCOL, **info,
+                   "limits": {"move_s": self.limits.move_s, "bank_s": self.limits.bank_s}}
+        self._guard(lambda w: w.ask(message, "ready", self.limits.start_s))
+
+    def act(self, observation: dict, legal: list):
+        allowed = self.limits.move_s + self.bank
+        start = time.perf_counter()
+        answer = self._guard(lambda w: w.ask(
+            {"type": "act", "observation": observation, "legal": legal}, "action", allowed))
+        self.bank -= max(0.0, time.perf_counter() - start - self.limits.move_s)
+        if "action" not in answer:
+            self._fail("protocol error: an action message without \"action\"")
+        return answer["action"]
+
+    def end(self, result: dict) -> None:
+        if self.worker is not None and self.worker.alive:
+            try:
+                self.worker.send({"type": "end", "result": result})
+            except BotFault:
+                self.close()
+
+    def _guard(self, call):
+        try:
+            return call(self.worker)
+        except BotFault as fault:
+            self.log = fault.log
+            self.worker.close()
+            self.worker = None
+            raise
+
+    def _fail(self, reason: str):
+        fault = self.worker.fault(reason)
+        self.log = fault.log
+        self.worker.close()
+        self.worker = None
+        raise fault
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.close()
+            self.worker = None
+
+
+def exec_spec(manifest: Path, data: dict) -> dict:
+    """The launch spec of an executable bot from its ``NAME.toml`` manifest."""
+    from .errors import PluginError
+
+    command = data.get("command")
+    if isinstance(command, str):
+        command = command.split()
+    if not command or not all(isinstance(c, str) for c in command):
+        raise PluginError(f"{manifest}: 'command' must be a command line or a list of strings")
+    here = manifest.parent
+    program = command[0]
+    if "/" in program:
+        program = str((here / program).resolve())
+    else:
+        program = shutil.which(program, path=clean_env("")["PATH"]) or program
+    if not os.path.exists(program):
+        raise PluginError(f"{manifest}: program not found: {command[0]}")
+    args = [str((here / a).resolve()) if (here / a).exists() else a for a in command[1:]]
+    return {"kind": "exec", "target": [program, *args]}
+
+
+def probe(limits: Limits | None = None) -> dict:
+    """Which isolation layers a worker gets on this machine."""
+    worker = Worker({"kind": "module", "target": "arena"}, limits or Limits(), mode="probe")
+    try:
+        return worker.receive(worker.limits.start_s)
+    finally:
+        worker.close()
+
+
+def list_sources(sources: list[dict], limits: Limits | None = None) -> list[dict]:
+    """Ask sandboxed workers what each bot source registers: one answer per source, in
+    order; a source that kills or hangs its worker is reported as failed and the others are
+    listed by a fresh worker."""
+    limits = limits or Limits()
+    answers: list[dict] = []
+    while len(answers) < len(sources):
+        rest = sources[len(answers):]
+        read = [p for s in rest for p in read_paths(s)]
+        worker = Worker({"kind": "module", "target": "arena", "read": read}, limits,
+                        mode="list", extra={"sources": rest, "read": read})
+        try:
+            while len(answers) < len(sources):
+                answers.append(worker.receive(limits.start_s))
+        except BotFault as fault:
+            answers.append({"source": rest[len(answers) - (len(sources) - len(rest))]["target"],
+                            "error": fault.reason})
+        finally:
+            worker.close()
+    return answers

@@ -1,0 +1,155 @@
+"""The bot side of the trust line: ``python -I -m arena.worker CONFIG``.
+
+The runner starts one of these per bot seat (``arena.sandbox``); it confines itself
+(``arena.confine``) and only then imports any bot code. ``CONFIG`` is one JSON object:
+
+* ``mode: "serve"`` - load one bot (``bot.kind`` ``module`` or ``file``, ``bot.target``) with a
+  pluggy plugin manager and answer the JSON-lines protocol of ``docs/protocol.md`` on
+  stdin/stdout, match after match, until stdin closes;
+* ``mode: "exec"`` - confine, then become ``bot.target`` (a command of any language);
+* ``mode: "list"`` - load each source in ``sources`` and print one JSON line per source with
+  the bots it registers (name, games, code hash) or its error;
+* ``mode: "probe"`` - confine and print which isolation layers are active.
+
+What the bot prints goes to stderr (its log): the protocol has the real stdout to itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import os
+import sys
+
+import orjson
+import pluggy
+
+from . import confine, hookspecs
+
+PROTOCOL = 1
+
+
+def _pm() -> pluggy.PluginManager:
+    pm = pluggy.PluginManager("arena")
+    pm.add_hookspecs(hookspecs)
+    return pm
+
+
+def load_source(kind: str, target: str):
+    """The plugin object of one bot source: an importable module or a ``.py`` file."""
+    if kind == "module":
+        module, _, attr = target.partition(":")
+        plugin = importlib.import_module(module)
+        for part in filter(None, attr.split(".")):
+            plugin = getattr(plugin, part)
+        return plugin
+    digest = hashlib.sha256(target.encode()).hexdigest()[:12]
+    name = f"arena_botfile_{''.join(c if c.isalnum() else '_' for c in target[-40:])}_{digest}"
+    spec = importlib.util.spec_from_file_location(name, target)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def registrations(plugin) -> list[tuple[str, tuple, object]]:
+    """``(name, games, factory)`` for each ``register(...)`` call of the plugin's hook."""
+    pm = _pm()
+    pm.register(plugin)
+    found = []
+
+    def register(name, factory, games=()):
+        found.append((name, games, factory))
+
+    for impl in pm.hook.register_bots.get_hookimpls():
+        impl.function(register=register)
+    return found
+
+
+def code_hash(factory) -> str:
+    try:
+        data = open(inspect.getsourcefile(factory), "rb").read()
+    except (TypeError, OSError):
+        data = repr(factory).encode()
+    return hashlib.sha256(data).hexdigest()
+
+
+def _error(e: BaseException) -> str:
+    if isinstance(e, MemoryError):
+        return "memory exceeded"
+    text = str(e).splitlines()[0][:200] if str(e) else ""
+    return f"crash: {type(e).__name__}: {text}" if text else f"crash: {type(e).__name__}"
+
+
+def _list(config: dict, out) -> None:
+    for source in config["sources"]:
+        try:
+            plugin = load_source(source["kind"], source["target"])
+            bots = [{"name": name, "games": games if isinstance(games, str) else list(games),
+                     "callable": callable(factory), "code_hash": code_hash(factory)}
+                    for name, games, factory in registrations(plugin)]
+            line = {"source": source["target"], "bots": bots}
+        except BaseException as e:  # noqa: BLE001 - any failure is this source's error
+            line = {"source": source["target"], "error": f"{type(e).__name__}: {e}"}
+        out.write(orjson.dumps(line, default=str) + b"\n")
+        out.flush()
+
+
+def _serve(config: dict, inp, out) -> None:
+    bot = config["bot"]
+    try:
+        plugin = load_source(bot["kind"], bot["target"])
+        factory = next(f for name, games, f in registrations(plugin)
+                       if name == bot["name"] and bot["game"] in games)
+    except BaseException as e:  # noqa: BLE001
+        out.write(orjson.dumps({"type": "error", "error": "load failed: " + _error(e)}) + b"\n")
+        out.flush()
+        return
+    player = None
+    for line in inp:
+        msg = orjson.loads(line)
+        kind = msg.get("type")
+        try:
+            if kind == "act":
+                reply = {"type": "action", "action": player.act(msg["observation"], msg["legal"])}
+            elif kind == "start":
+                player = factory()
+                if hasattr(player, "start"):
+                    player.start({k: msg[k] for k in ("game", "variant", "seat", "players",
+                                                      "seed", "limits")})
+                reply = {"type": "ready"}
+            elif kind == "end":
+                if hasattr(player, "end"):
+                    player.end(msg["result"])
+                continue
+            else:
+                reply = {"type": "error", "error": f"unknown message {kind!r}"}
+            data = orjson.dumps(reply)
+        except BaseException as e:  # noqa: BLE001 - the bot's failure, told to the runner
+            data = orjson.dumps({"type": "error", "error": _error(e)})
+        out.write(data + b"\n")
+        out.flush()
+
+
+def main(argv: list[str]) -> None:
+    config = orjson.loads(argv[1])
+    protocol_out = os.fdopen(os.dup(1), "wb", buffering=0)
+    os.dup2(2, 1)  # anything the bot prints lands in its log
+    mode = config["mode"]
+    layers = confine.confine(config["limits"], config.get("read", []),
+                             config.get("write", []), allow_exec=mode == "exec")
+    if mode == "exec":
+        os.dup2(protocol_out.fileno(), 1)
+        target = config["bot"]["target"]
+        os.execv(target[0], target)
+    elif mode == "probe":
+        protocol_out.write(orjson.dumps(layers) + b"\n")
+    elif mode == "list":
+        _list(config, protocol_out)
+    else:
+        _serve(config, sys.stdin.buffer, protocol_out)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
