@@ -40,7 +40,10 @@ def apply_rlimits(memory: int, cpu: int, file_size: int, open_files: int) -> Non
     for which, value in limits:
         soft, hard = resource.getrlimit(which)
         value = value if hard == resource.RLIM_INFINITY else min(value, hard)
-        resource.setrlimit(which, (value, value))
+        # CPU: SIGXCPU (named in the fault) at the limit, SIGKILL one second later
+        top = value + 1 if which == resource.RLIMIT_CPU else value
+        resource.setrlimit(which, (value, top if hard == resource.RLIM_INFINITY else
+                                   min(top, hard)))
 
 
 # -- seccomp -----------------------------------------------------------------------------------

@@ -220,36 +220,37 @@ class Worker:
 
     def fault(self, reason: str) -> BotFault:
         """Kill the process and describe what went wrong, from its exit if it died."""
+        if reason == "exited":  # its stdout closed: give it a moment to finish dying
+            try:
+                self.proc.wait(timeout=0.2)
+            except subprocess.TimeoutExpired:
+                pass
         self.kill()
         code = self.proc.returncode
-        if reason in ("exited", "timeout") and code is not None and code != -signal.SIGKILL:
-            if code < 0:
+        if reason == "exited" or (reason == "timeout" and code != -signal.SIGKILL):
+            if code == -signal.SIGKILL:
+                reason = "crash: exited" if reason == "exited" else reason
+            elif code < 0:
                 number = -code
                 reason = ("cpu time exceeded" if number == signal.SIGXCPU else
                           "file size exceeded" if number == signal.SIGXFSZ else
                           f"crash: killed by {_signal_name(number)}")
             else:
                 reason = f"crash: exited with status {code}"
-        elif reason == "exited":
-            reason = "crash: exited"
         return BotFault(reason, self.log_tail())
 
     def kill(self) -> None:
         watchdog().forget(self)
-        if self.proc.returncode is None:
-            if self.proc.poll() is None:
-                time.sleep(0.005)  # a process that is exiting by itself keeps its own status
-            if self.proc.poll() is None:
-                try:
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            self.proc.wait()
-        else:  # its children, if any got out, go with it
+        if self.proc.poll() is None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
+            except ProcessLookupError:
                 pass
+        self.proc.wait()
+        try:  # anything it left behind in its group goes with it
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
     @property
     def alive(self) -> bool:

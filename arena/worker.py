@@ -128,6 +128,7 @@ def _serve(config: dict, inp, out) -> None:
             data = orjson.dumps(reply)
         except BaseException as e:  # noqa: BLE001 - the bot's failure, told to the runner
             data = orjson.dumps({"type": "error", "error": _error(e)})
+            sys.stdout.flush()
         out.write(data + b"\n")
         out.flush()
 
@@ -136,6 +137,7 @@ def main(argv: list[str]) -> None:
     config = orjson.loads(argv[1])
     protocol_out = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)  # anything the bot prints lands in its log
+    sys.stdout.reconfigure(line_buffering=True)
     mode = config["mode"]
     layers = confine.confine(config["limits"], config.get("read", []),
                              config.get("write", []), allow_exec=mode == "exec")

@@ -1,0 +1,319 @@
+"""The sandbox: hostile bots forfeit with the right reason; the runner and the database
+are untouched. Every bot here is a real file run by a real, confined worker process."""
+
+import hashlib
+import json
+import os
+import re
+import socket
+import sys
+import textwrap
+
+import pytest
+
+from arena import db
+from arena.bot import make_bot
+from arena.cards import names
+from arena.games.vandtia import GAME
+from arena.plugins import Registry
+from arena.referee import play_match, replay
+from arena.sandbox import Limits, probe
+
+TIGHT = Limits(move_s=0.3, bank_s=0.3, start_s=10, memory_mb=512)
+
+BOT = '''
+import os, signal, socket, subprocess, sys, time
+import arena
+{prelude}
+
+class Bot:
+    def act(self, observation, legal):
+{body}
+        return legal[0]
+
+@arena.hookimpl
+def register_bots(register):
+    register("evil", Bot, games=["vandtia"])
+'''
+
+
+@pytest.fixture
+def database(tmp_path):
+    """A real arena database; its bytes must not change whatever the bots do."""
+    path = tmp_path / "arena.db"
+    db.connect(f"sqlite:///{path}").dispose()
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    yield path
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before, "the database changed"
+
+
+def match_against(tmp_path, body="", prelude="", limits=TIGHT, files=None):
+    folder = tmp_path / "bots"
+    folder.mkdir(exist_ok=True)
+    for name, text in (files if files is not None else {"evil.py": BOT.format(
+            prelude=prelude, body=textwrap.indent(textwrap.dedent(body), " " * 8))}).items():
+        (folder / name).write_text(text)
+    registry = Registry(bots_dirs=[folder])
+    assert not registry.broken, registry.broken
+    bots = [make_bot(registry.bot("evil", "vandtia"), limits),
+            make_bot(registry.bot("random", "vandtia"), limits)]
+    pids = [b.worker.proc.pid for b in bots]
+    try:
+        match, _ = play_match(GAME, "cardems", bots, 1, ["evil", "random"])
+    finally:
+        for b in bots:
+            b.close()
+    for pid in pids:  # nothing the bot started outlives it
+        with pytest.raises(ProcessLookupError):
+            os.killpg(pid, 0)
+    return match
+
+
+def forfeited(match, reason):
+    assert match.result.faults[0] == reason or re.fullmatch(reason, match.result.faults[0]), (
+        match.result.faults)
+    assert match.result.reason == "forfeit" and match.result.ranks == [2, 1]
+    assert match.result.faults[1] is None
+    return True
+
+
+DENIED = r"crash: PermissionError: \[Errno 1\] Operation not permitted.*"
+LANDLOCKED = r"crash: PermissionError: \[Errno 13\] Permission denied.*"
+
+
+def test_the_machine_has_every_isolation_layer():
+    layers = probe()
+    assert layers["rlimits"] and layers["seccomp"] and layers["landlock"] >= 6, layers
+
+
+def test_an_infinite_loop_times_out(tmp_path, database):
+    assert forfeited(match_against(tmp_path, "while True: pass"), "timeout")
+
+
+def test_sleeping_times_out(tmp_path, database):
+    assert forfeited(match_against(tmp_path, "time.sleep(60)"), "timeout")
+
+
+def test_cpu_time_is_limited(tmp_path):
+    limits = Limits(move_s=5, bank_s=5, cpu_s=1, memory_mb=512)
+    assert forfeited(match_against(tmp_path, "while True: pass", limits=limits),
+                     "cpu time exceeded")
+
+
+def test_a_4gb_allocation_exceeds_memory(tmp_path, database):
+    assert forfeited(match_against(tmp_path, "x = bytearray(4 * 2**30)"), "memory exceeded")
+
+
+def test_a_fork_bomb_is_refused(tmp_path, database):
+    assert forfeited(match_against(tmp_path, "while True: os.fork()"), DENIED)
+
+
+def test_spawning_a_shell_is_refused(tmp_path, database):
+    marker = tmp_path / "shell-ran"
+    match = match_against(tmp_path, f"subprocess.run(['sh', '-c', 'touch {marker}'])")
+    assert forfeited(match, DENIED) and not marker.exists()
+
+
+def test_reading_the_database_is_refused(tmp_path, database):
+    match = match_against(tmp_path, f"open({str(database)!r}, 'rb').read()")
+    assert forfeited(match, LANDLOCKED)
+
+
+def test_writing_outside_its_folder_is_refused(tmp_path, database):
+    target = tmp_path / "escaped.txt"
+    match = match_against(tmp_path, f"open({str(target)!r}, 'w').write('x')")
+    assert forfeited(match, LANDLOCKED) and not target.exists()
+
+
+def test_writing_inside_its_own_folder_is_allowed(tmp_path):
+    match = match_against(tmp_path, "open('notes.txt', 'a').write('ok')")
+    assert match.result.faults == [None, None]
+
+
+@pytest.mark.parametrize("kind", [socket.SOCK_STREAM, socket.SOCK_DGRAM])
+def test_opening_a_socket_to_localhost_is_refused(tmp_path, database, kind):
+    server = socket.socket(socket.AF_INET, kind)
+    server.bind(("127.0.0.1", 0))
+    if kind == socket.SOCK_STREAM:
+        server.listen()
+    server.settimeout(0.2)
+    port = server.getsockname()[1]
+    body = (f"s = socket.create_connection(('127.0.0.1', {port}))" if kind == socket.SOCK_STREAM
+            else f"socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', "
+                 f"('127.0.0.1', {port}))")
+    assert forfeited(match_against(tmp_path, body), DENIED)
+    with pytest.raises(TimeoutError):
+        server.accept() if kind == socket.SOCK_STREAM else server.recv(10)
+
+
+@pytest.mark.parametrize("what", ["mem", "environ"])
+def test_reading_the_runners_proc_is_refused(tmp_path, database, what):
+    match = match_against(tmp_path, f"open(f'/proc/{{os.getppid()}}/{what}', 'rb').read(64)")
+    assert forfeited(match, LANDLOCKED)
+
+
+def test_signalling_the_runner_is_refused(tmp_path, database):
+    match = match_against(tmp_path, "os.kill(os.getppid(), signal.SIGKILL)")
+    assert forfeited(match, DENIED)  # and this test is still running
+
+
+def test_exiting_mid_match_forfeits(tmp_path, database):
+    assert forfeited(match_against(tmp_path, "os._exit(3)"), "crash: exited with status 3")
+
+
+def test_being_killed_by_a_signal_is_named(tmp_path):
+    match = match_against(tmp_path, "os.kill(os.getpid(), signal.SIGSEGV)")
+    assert forfeited(match, "crash: killed by SIGSEGV")
+
+
+def test_an_illegal_action_forfeits(tmp_path, database):
+    match = match_against(tmp_path, "return 'play 3X'")
+    assert forfeited(match, "illegal action: 'play 3X'")
+
+
+def test_an_exception_forfeits_with_its_name_and_the_log_tail(tmp_path):
+    match = match_against(tmp_path, "print('thinking hard'); raise ValueError('no idea')")
+    assert forfeited(match, "crash: ValueError: no idea")
+    assert "thinking hard" in match.logs[0], "what a bot prints is its log, not the protocol"
+
+
+def _exec_bot(tmp_path, script):
+    (tmp_path / "bots" / "evil").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "bots" / "evil" / "prog.py").write_text(textwrap.dedent(script))
+    manifest = (f'name = "evil"\ngames = ["vandtia"]\n'
+                f'command = [{sys.executable!r}, "evil/prog.py"]\n').replace("'", '"')
+    (tmp_path / "bots" / "evil.toml").write_text(manifest)
+
+
+def test_printing_garbage_is_a_protocol_error(tmp_path, database):
+    _exec_bot(tmp_path, """
+        import sys
+        for line in sys.stdin:
+            print("hello there", flush=True)
+        """)
+    assert forfeited(match_against(tmp_path, files={}), r"protocol error: not JSON: b'hello there'")
+
+
+def test_a_100mb_line_is_a_protocol_error(tmp_path, database):
+    _exec_bot(tmp_path, """
+        import sys
+        sys.stdin.readline()
+        sys.stdout.write("x" * 100_000_000)
+        sys.stdout.flush()
+        """)
+    assert forfeited(match_against(tmp_path, files={}),
+                     "protocol error: a line longer than 1048576 bytes")
+
+
+def test_an_unexpected_message_is_a_protocol_error(tmp_path, database):
+    _exec_bot(tmp_path, """
+        import sys
+        for line in sys.stdin:
+            print('{"type": "ready"}', flush=True)
+        """)
+    assert forfeited(match_against(tmp_path, files={}),
+                     "protocol error: expected 'action', got .*")
+
+
+HARM_AT_IMPORT = '''
+import os, signal
+import arena
+for harm in (lambda: os.remove({db!r}), lambda: open({outside!r}, "w"),
+             lambda: os.kill(os.getppid(), signal.SIGTERM), lambda: os.fork()):
+    try:
+        harm()
+    except OSError:
+        pass
+
+class Bot:
+    def act(self, observation, legal):
+        return legal[0]
+
+@arena.hookimpl
+def register_bots(register):
+    register("evil", Bot, games=["vandtia"])
+'''
+
+
+def test_harm_at_import_time_is_contained(tmp_path, database):
+    outside = tmp_path / "written-at-import"
+    text = HARM_AT_IMPORT.format(db=str(database), outside=str(outside))
+    match = match_against(tmp_path, files={"evil.py": text})
+    assert match.result.faults == [None, None] and not outside.exists()
+
+
+def test_a_bot_that_hangs_at_import_is_left_out_and_the_rest_still_load(tmp_path):
+    (tmp_path / "hang.py").write_text("while True: pass\n")
+    (tmp_path / "zfine.py").write_text(BOT.format(prelude="", body="        pass"))
+    registry = Registry(bots_dirs=[tmp_path], entry_points=False)
+    assert list(registry.bots()) == ["evil"]
+    assert registry.broken == {str(tmp_path / "hang.py"):
+                               f"cannot load bot source {tmp_path / 'hang.py'}: timeout"}
+
+
+def test_the_awk_example_bot_plays_from_its_manifest():
+    folder = os.path.join(os.path.dirname(__file__), "..", "plugins", "awk-bot")
+    registry = Registry(bots_dirs=[folder])
+    entry = registry.bot("lowawk", "vandtia")
+    assert entry.spec["kind"] == "exec" and entry.spec["target"][1:3] == ["-W", "interactive"]
+    bots = [make_bot(entry), make_bot(registry.bot("random", "vandtia"))]
+    try:
+        for seed in range(3):
+            match, _ = play_match(GAME, "cardems", bots, seed)
+            assert match.result.faults == [None, None] and match.result.reason != "forfeit"
+    finally:
+        for b in bots:
+            b.close()
+
+
+SPY = '''
+import json
+import arena
+
+class Bot:
+    def act(self, observation, legal):
+        with open("seen.jsonl", "a") as f:
+            f.write(json.dumps(observation) + "\\n")
+        return legal[0]
+
+@arena.hookimpl
+def register_bots(register):
+    register("spy", Bot, games=["vandtia"])
+'''
+CARD = re.compile(r"\b(?:10|[2-9JQKA])[CDHS]\b")
+
+
+def test_a_bot_learns_no_card_its_seat_may_not_see(tmp_path):
+    (tmp_path / "spy.py").write_text(SPY)
+    registry = Registry(bots_dirs=[tmp_path])
+    for variant, seed in (("cardems", 4), ("german", 5)):
+        spy = make_bot(registry.bot("spy", "vandtia"))
+        other = make_bot(registry.bot("random", "vandtia"))
+        try:
+            match, _ = play_match(GAME, variant, [spy, other], seed)
+            seen = [json.loads(line) for line in
+                    open(os.path.join(spy.worker.dir, "seen.jsonl"))]
+        finally:
+            spy.close(), other.close()
+        state = GAME.new_state(variant, 2, seed)
+        messages = iter(seen)
+        for action in match.actions:
+            if state.to_move == 0:
+                message = next(messages)
+                assert message == json.loads(json.dumps(state.observation(0)))
+                visible = set(names(state.hands[0] + state.pile + state.burned
+                                    + [c for f in state.faceup for c in f]
+                                    + [c for k in state.known for c in k]))
+                assert set(CARD.findall(json.dumps(message))) <= visible
+            state.apply(action)
+        assert next(messages, None) is None
+        assert replay(GAME, variant, 2, seed, match.actions).result() == state.result()
+
+
+def test_limits_parse_from_one_line():
+    assert Limits.parse("move_s=0.5, memory_mb=256") == Limits(move_s=0.5, memory_mb=256)
+    for bad, message in (("speed=1", "unknown limit 'speed'"), ("move_s=x", "needs a number"),
+                         ("cpu_s=0", "must be above 0")):
+        with pytest.raises(Exception, match=message):
+            Limits.parse(bad)
+
