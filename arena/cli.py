@@ -169,6 +169,48 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
         print_renderable(table)
 
 
+@cli.command()
+@click.pass_obj
+def doctor(registry) -> None:
+    """Which sandbox layers bot processes get on this machine."""
+    import shutil
+
+    from .sandbox import probe
+
+    layers = probe()
+    table = Table("layer", "active", "what it stops")
+    table.add_row("rlimits", "yes" if layers["rlimits"] else "no",
+                  "memory, CPU time, file size, open files")
+    table.add_row("seccomp", "yes" if layers["seccomp"] else "no (libseccomp missing)",
+                  "new processes, exec, sockets, signals to others, ptrace")
+    abi = layers["landlock"]
+    table.add_row("landlock", f"yes (ABI {abi})" if abi else "no (kernel without Landlock)",
+                  "files outside the bot's own, TCP" + (", signals leaving" if abi >= 6 else ""))
+    table.add_row("bubblewrap", "installed, not used" if shutil.which("bwrap") else "not installed",
+                  "(namespaces; not needed when the layers above are active)")
+    print_renderable(table)
+    if not (layers["seccomp"] and abi):
+        click.echo("warning: a bot could reach files or processes it should not; see "
+                   "docs/protocol.md", err=True)
+
+
+@cli.command("check-bot")
+@click.argument("name")
+@click.option("--game", "games", multiple=True, help="Only this game (repeatable).")
+@click.option("--matches", type=click.IntRange(min=2), default=3, show_default=True)
+@click.pass_obj
+def check_bot_command(registry, name, games, matches) -> None:
+    """Conformance: start bot NAME sandboxed, play each game and variant it claims against
+    random, check it resets between matches, report timings and faults."""
+    from .conformance import check_bot
+
+    checks = check_bot(registry, name, list(games) or None, matches)
+    for check in checks:
+        click.echo(("ok    " if check.ok else "FAIL  ") + check.describe())
+    if not all(c.ok for c in checks):
+        sys.exit(1)
+
+
 def _register_league_commands() -> None:
     from .cli_league import leaderboard, replay_command, season
 

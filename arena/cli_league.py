@@ -71,16 +71,21 @@ def season() -> None:
 @click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: cores).")
 @click.option("--batch", type=click.IntRange(min=1),
               help="Fixtures per worker task (default: the game's).")
+@click.option("--limits", default="", metavar="K=V,...",
+              help="Bot limits over the defaults, e.g. move_s=0.5,memory_mb=512 "
+              "(docs/protocol.md).")
+@click.option("--suspend-after", type=click.IntRange(min=0), default=5, show_default=True,
+              help="Suspend a bot after this many faulty matches in a row (0: never).")
 @click.pass_obj
 def season_run(registry, game, variant, players, bots, rounds, seed, name, workers,
-               batch) -> None:
+               batch, limits, suspend_after) -> None:
     """Play a round-robin season and rate every bot."""
     g = registry.game(game)
     variant = g.check(variant)
     players = players or g.variants[variant][0]
     seed = secrets.randbelow(2**31) if seed is None else seed
     defn = SeasonDef(name or f"{game}-{variant}-{seed}", game, variant, players, _bots(bots),
-                     rounds, seed, batch or g.season_batch)
+                     rounds, seed, batch or g.season_batch, limits, suspend_after)
     engine = _engine(registry)
     row = league.create(engine, registry, defn)
     click.echo(f"season {row.name}: {row.fixtures} matches, seed {seed}", err=True)
@@ -184,7 +189,13 @@ def replay_command(registry, match_id, seat, omniscient, verify) -> None:
     match = Match(game.name, season_row.variant, match_row.seed, names, actions, result)
     state = replay(game, season_row.variant, len(names), match_row.seed, actions, record=True)
     print_renderable(render_transcript(match, state.events, omniscient, viewer=seat))
-    if verify:
+    for s in seats:
+        if s.fault and s.log:
+            click.echo(f"seat {s.seat} ({s.bot}) {s.fault}; the end of its log:\n"
+                       + s.log.rstrip())
+    if verify and match_row.reason == "suspended":
+        click.echo(f"match {match_id}: not played (a bot was suspended), nothing to verify")
+    elif verify:
         for i, fault in enumerate(result.faults):
             if fault:
                 state.forfeit(i)

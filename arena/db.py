@@ -183,7 +183,8 @@ def create_season(engine, defn, bots: list[BotRow], fixtures: int) -> SeasonRow:
                         players=defn.players, bots=dumps(list(defn.bots)), rounds=defn.rounds,
                         seed=defn.seed,
                         options=dumps({"code_hashes": hashes, "batch": defn.batch,
-                                       "limits": defn.limits}),
+                                       "limits": defn.limits,
+                                       "suspend_after": defn.suspend_after}),
                         fixtures=fixtures)
         session.add(row)
         session.commit()
@@ -227,21 +228,43 @@ def store_results(engine, season_id: int, results: list[dict]) -> None:
     if not results:
         return
     with engine.begin() as conn:
-        conn.execute(insert(MatchRow), [
-            {"season_id": season_id, "fixture": r["fixture"], "seed": r["seed"],
-             "seats": dumps(r["seats"]), "status": "done", "reason": r["result"]["reason"],
-             "moves": r["result"]["moves"], "duration": r["duration"], "replay": r["replay"]}
-            for r in results])
-        ids = dict(conn.execute(select(MatchRow.fixture, MatchRow.id).where(
-            MatchRow.season_id == season_id,
-            MatchRow.fixture.in_([r["fixture"] for r in results]))).all())
-        conn.execute(insert(SeatRow), [
-            {"match_id": ids[r["fixture"]], "seat": seat, "bot": bot,
-             "rank": r["result"]["ranks"][seat], "score": r["result"]["scores"][seat],
-             "fault": r["result"]["faults"][seat]}
-            for r in results for seat, bot in enumerate(r["seats"])])
-        conn.execute(SeasonRow.__table__.update().where(SeasonRow.id == season_id)
-                     .values(updated_at=now()))
+        _insert_results(conn, season_id, results)
+
+
+def _insert_results(conn, season_id: int, results: list[dict]) -> None:
+    conn.execute(insert(MatchRow), [
+        {"season_id": season_id, "fixture": r["fixture"], "seed": r["seed"],
+         "seats": dumps(r["seats"]), "status": "done", "reason": r["result"]["reason"],
+         "moves": r["result"]["moves"], "duration": r["duration"], "replay": r["replay"]}
+        for r in results])
+    ids = dict(conn.execute(select(MatchRow.fixture, MatchRow.id).where(
+        MatchRow.season_id == season_id,
+        MatchRow.fixture.in_([r["fixture"] for r in results]))).all())
+    conn.execute(insert(SeatRow), [
+        {"match_id": ids[r["fixture"]], "seat": seat, "bot": bot,
+         "rank": r["result"]["ranks"][seat], "score": r["result"]["scores"][seat],
+         "fault": r["result"]["faults"][seat], "log": r.get("logs", {}).get(str(seat))}
+        for r in results for seat, bot in enumerate(r["seats"])])
+    conn.execute(SeasonRow.__table__.update().where(SeasonRow.id == season_id)
+                 .values(updated_at=now()))
+
+
+def rewrite_results(engine, season_id: int, results: list[dict]) -> None:
+    """Overwrite stored matches (same season and fixture; ids kept) with ``results``, in
+    one transaction."""
+    with engine.begin() as conn:
+        for r in results:
+            res = r["result"]
+            match_id = conn.execute(select(MatchRow.id).where(
+                MatchRow.season_id == season_id, MatchRow.fixture == r["fixture"])).scalar_one()
+            conn.execute(MatchRow.__table__.update().where(MatchRow.id == match_id).values(
+                reason=res["reason"], moves=res["moves"], duration=r["duration"],
+                replay=r["replay"]))
+            for seat in range(len(r["seats"])):
+                conn.execute(SeatRow.__table__.update().where(
+                    SeatRow.match_id == match_id, SeatRow.seat == seat).values(
+                    rank=res["ranks"][seat], score=res["scores"][seat],
+                    fault=res["faults"][seat], log=r.get("logs", {}).get(str(seat))))
 
 
 def set_status(engine, season_id: int, status: str) -> None:
@@ -273,7 +296,7 @@ def results(engine, game: str, variant: str, players: int | None = None,
 
 
 def season_results(engine, season_id: int, page: int = 2000):
-    """``(fixture, seats, ranks, scores, faults)`` per match of one season stored when this is
+    """``(fixture, seed, seats, ranks, scores, faults)`` per match of one season stored when this is
     called, in fixture order, read a page of fixtures at a time (no transaction stays open
     between pages, so a season can be stored into while this is read)."""
     with engine.connect() as conn:
@@ -282,14 +305,15 @@ def season_results(engine, season_id: int, page: int = 2000):
     for low in range(0, -1 if top is None else top + 1, page):
         with engine.connect() as conn:
             rows = conn.execute(
-                select(MatchRow.fixture, SeatRow.bot, SeatRow.rank, SeatRow.score, SeatRow.fault)
+                select(MatchRow.fixture, MatchRow.seed, SeatRow.bot, SeatRow.rank,
+                       SeatRow.score, SeatRow.fault)
                 .join(SeatRow, SeatRow.match_id == MatchRow.id)
                 .where(MatchRow.season_id == season_id, MatchRow.fixture >= low,
                        MatchRow.fixture < low + page)
                 .order_by(MatchRow.fixture, SeatRow.seat)).all()
         for fixture, seats in groupby(rows, key=itemgetter(0)):
             seats = list(seats)
-            yield (fixture, [s.bot for s in seats], [s.rank for s in seats],
+            yield (fixture, seats[0].seed, [s.bot for s in seats], [s.rank for s in seats],
                    [s.score for s in seats], [s.fault for s in seats])
 
 

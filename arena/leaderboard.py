@@ -12,14 +12,15 @@ import json
 from rich.table import Table
 
 FIELDS = ["rank", "bot", "mu", "sigma", "score", "games", "wins", "draws", "losses",
-          "win_rate", "mean_score", "faults"]
+          "win_rate", "mean_score", "faults", "suspended"]
 
 
 def rows(standings) -> list[dict]:
     return [{"rank": i, "bot": s.bot, "mu": round(s.mu, 6), "sigma": round(s.sigma, 6),
              "score": round(s.score, 6), "games": s.games, "wins": s.wins, "draws": s.draws,
              "losses": s.losses, "win_rate": round(s.win_rate, 6),
-             "mean_score": round(s.mean_score, 6), "faults": s.faults}
+             "mean_score": round(s.mean_score, 6), "faults": s.faults,
+             "suspended": s.suspended}
             for i, s in enumerate(standings, 1)]
 
 
@@ -41,7 +42,8 @@ def table(standings, title: str = "") -> Table:
                 "faults"):
         t.add_column(col, justify="left" if col == "bot" else "right")
     for r in rows(standings):
-        t.add_row(str(r["rank"]), r["bot"], f"{r['mu']:.2f}", f"{r['sigma']:.2f}",
+        bot = r["bot"] + (" (suspended)" if r["suspended"] else "")
+        t.add_row(str(r["rank"]), bot, f"{r['mu']:.2f}", f"{r['sigma']:.2f}",
                   f"{r['score']:.2f}", str(r["games"]),
                   f"{r['wins']}/{r['draws']}/{r['losses']}", f"{100 * r['win_rate']:.1f}",
                   f"{r['mean_score']:+.2f}", str(r["faults"]))

@@ -15,7 +15,7 @@ from . import db
 from .errors import ArenaError
 from .plugins import Registry
 from .ratings import Rater, Standing, rate
-from .scheduler import SeasonDef, fixture_count, run, validate
+from .scheduler import Fixture, SeasonDef, fixture_count, run, suspended_result, validate
 
 
 def league_key(game: str, variant: str, players: int) -> str:
@@ -26,7 +26,7 @@ def definition(row: db.SeasonRow) -> SeasonDef:
     options = json.loads(row.options)
     return SeasonDef(row.name, row.game, row.variant, row.players, tuple(json.loads(row.bots)),
                      row.rounds, row.seed, options.get("batch", SeasonDef.batch),
-                     options.get("limits", ""))
+                     options.get("limits", ""), options.get("suspend_after", 5))
 
 
 def create(engine, registry: Registry, defn: SeasonDef) -> db.SeasonRow:
@@ -50,22 +50,34 @@ class SeasonRater:
     Finished results wait in a buffer until every earlier fixture is rated; fixtures stored
     before this run (``done``) are read back from the database, in order, as their turn
     comes. So the live table of a run is the season's true table so far, and at the end
-    ``standings`` equal a replay of the stored season - without replaying it."""
+    ``standings`` equal a replay of the stored season - without replaying it.
 
-    def __init__(self, engine, row: db.SeasonRow, done: set[int], draw_probability: float):
+    Suspension is decided here too, in fixture order: a bot whose matches fault
+    ``suspend_after`` times in a row forfeits every later match of the season. A later match
+    that was played anyway (it ran before the suspension was known) is rewritten in storage
+    as the forfeit it is, so storage and ratings never depend on timing."""
+
+    def __init__(self, engine, row: db.SeasonRow, done: set[int], draw_probability: float,
+                 suspend_after: int = 0):
+        self.engine, self.season_id = engine, row.id
         self.rater = Rater(draw_probability)
         self.done, self.total, self.next = done, row.fixtures, 0
         self.stored = db.season_results(engine, row.id) if done else iter(())
         self.waiting: dict[int, tuple] = {}
+        self.suspend_after = suspend_after
+        self.streak: dict[str, int] = {}
+        self.suspended: set[str] = set()
         self.advance()
 
     def add(self, results: list[dict]) -> None:
         for r in results:
             res = r["result"]
-            self.waiting[r["fixture"]] = (r["seats"], res["ranks"], res["scores"], res["faults"])
+            self.waiting[r["fixture"]] = (r["seed"], r["seats"], res["ranks"], res["scores"],
+                                          res["faults"])
         self.advance()
 
     def advance(self) -> None:
+        rewrites = []
         while self.next < self.total:
             if self.next in self.done:
                 fixture, *result = next(self.stored)
@@ -74,9 +86,28 @@ class SeasonRater:
             elif self.next in self.waiting:
                 result = self.waiting.pop(self.next)
             else:
-                return
-            self.rater.add(*result)
+                break
+            seed, seats, ranks, scores, faults = result
+            out = self.suspended & set(seats)
+            if out:
+                forfeit = suspended_result(Fixture(self.next, 0, tuple(seats), seed), out)
+                if forfeit["result"]["faults"] != list(faults):
+                    rewrites.append(forfeit)
+                ranks, scores, faults = (forfeit["result"][k] for k in ("ranks", "scores",
+                                                                        "faults"))
+            self.rater.add(seats, ranks, scores, faults)
+            self._count_faults(seats, faults)
             self.next += 1
+        if rewrites:
+            db.rewrite_results(self.engine, self.season_id, rewrites)
+
+    def _count_faults(self, seats, faults) -> None:
+        for bot, fault in zip(seats, faults, strict=True):
+            if fault == "suspended":
+                continue
+            self.streak[bot] = self.streak.get(bot, 0) + 1 if fault else 0
+            if self.suspend_after and self.streak[bot] >= self.suspend_after:
+                self.suspended.add(bot)
 
     @property
     def complete(self) -> bool:
@@ -97,7 +128,8 @@ def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | Non
         if hashes.get(name) not in (None, registry.bot(name, defn.game).code_hash):
             raise ArenaError(f"bot {name!r} has changed since season {row.name!r} started")
     done = db.stored_fixtures(engine, row.id)
-    rater = SeasonRater(engine, row, done, registry.game(row.game).draw_probability)
+    rater = SeasonRater(engine, row, done, registry.game(row.game).draw_probability,
+                        defn.suspend_after)
 
     def store(results):
         db.store_results(engine, row.id, results)
@@ -108,7 +140,8 @@ def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | Non
     own = executor is None
     executor = executor or default_executor(workers)
     try:
-        played = run(defn, done, executor, store, bots_dirs=tuple(map(str, registry.bots_dirs)))
+        played = run(defn, done, executor, store, bots_dirs=tuple(map(str, registry.bots_dirs)),
+                     suspended=lambda: set(rater.suspended))
     finally:
         if own:
             executor.shutdown(cancel_futures=True)

@@ -79,7 +79,8 @@ class Rater:
         for s, rank, score, fault in zip(standings, ranks, scores, faults, strict=True):
             s.games += 1
             s.total_score += score
-            s.faults += fault is not None
+            s.faults += fault is not None and fault != "suspended"
+            s.suspended = s.suspended or fault == "suspended"
             if rank != best:
                 s.losses += 1
             elif ranks.count(best) == 1:

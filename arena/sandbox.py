@@ -282,6 +282,7 @@ class SandboxBot:
         self.worker: Worker | None = Worker(spec, self.limits)  # boots while others do
         self.bank = self.limits.bank_s
         self.log = ""
+        self.move_times: list[float] | None = None  # set to a list to record them
 
     def start(self, info: dict) -> None:
         if self.worker is None or not self.worker.alive:
@@ -297,7 +298,10 @@ class SandboxBot:
         start = time.perf_counter()
         answer = self._guard(lambda w: w.ask(
             {"type": "act", "observation": observation, "legal": legal}, "action", allowed))
-        self.bank -= max(0.0, time.perf_counter() - start - self.limits.move_s)
+        spent = time.perf_counter() - start
+        self.bank -= max(0.0, spent - self.limits.move_s)
+        if self.move_times is not None:
+            self.move_times.append(spent)
         if "action" not in answer:
             self._fail("protocol error: an action message without \"action\"")
         return answer["action"]

@@ -34,6 +34,7 @@ from itertools import combinations, groupby
 from .bot import make_bot
 from .cards import derive_seed
 from .errors import ArenaError
+from .games import zero_sum_scores
 from .plugins import Registry
 from .referee import play_match
 from .sandbox import Limits
@@ -52,6 +53,7 @@ class SeasonDef:
     seed: int
     batch: int = 32  # fixtures per worker task; part of the definition (see module doc)
     limits: str = ""  # bot limits over the defaults, e.g. "move_s=0.5,memory_mb=512"
+    suspend_after: int = 5  # consecutive faulty matches that suspend a bot (0: never)
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,8 @@ def validate(defn: SeasonDef, registry: Registry) -> None:
         raise ArenaError("a season needs at least one round")
     if defn.batch < 1:
         raise ArenaError("a season's batch size must be at least 1")
+    if defn.suspend_after < 0:
+        raise ArenaError("--suspend-after must be 0 (never) or more")
     for bot in defn.bots:
         registry.bot(bot, game.name)
     Limits.parse(defn.limits)
@@ -158,6 +162,17 @@ def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits:
     return out
 
 
+def suspended_result(fx: Fixture, suspended: set[str]) -> dict:
+    """The result of a fixture not played because bots in it are suspended: each of them
+    forfeits (shared last place, fault ``suspended``), the other seats share first place."""
+    out = [name in suspended for name in fx.seats]
+    ranks = [len(out) - sum(out) + 1 if o else 1 for o in out]
+    return {"fixture": fx.index, "seed": fx.seed, "seats": list(fx.seats), "duration": 0.0,
+            "result": {"ranks": ranks, "scores": zero_sum_scores(ranks), "reason": "suspended",
+                       "moves": 0, "faults": ["suspended" if o else None for o in out]},
+            "replay": "[]", "logs": {}}
+
+
 def batches(defn: SeasonDef, done: set[int]) -> Iterator[list[Fixture]]:
     """The fixtures not in ``done``, in their fixed batches (empty batches skipped)."""
     for _, group in groupby((fx for fx in fixtures(defn) if fx.index not in done),
@@ -166,20 +181,31 @@ def batches(defn: SeasonDef, done: set[int]) -> Iterator[list[Fixture]]:
 
 
 def run(defn: SeasonDef, done: set[int], executor: Executor, store: Callable[[list], None],
-        bots_dirs: tuple[str, ...] = (), window: int = 4) -> int:
+        bots_dirs: tuple[str, ...] = (), window: int = 4,
+        suspended: Callable[[], set[str]] = set) -> int:
     """Play every fixture of ``defn`` whose index is not in ``done``; hand each finished
     batch to ``store`` (in this process). At most ``window`` batches per worker are in flight,
-    so memory stays flat however long the season. Returns the number of matches played."""
+    so memory stays flat however long the season. Fixtures of bots that ``suspended()`` names
+    are not played: their forfeits are stored at once. Returns the number of matches stored."""
     todo = batches(defn, done)
     limit = max(1, window * (getattr(executor, "_max_workers", 1) or 1))
     pending, played = set(), 0
 
     def submit() -> bool:
-        batch = next(todo, None)
-        if batch:
-            pending.add(executor.submit(play_batch, defn.game, defn.variant, bots_dirs,
-                                        defn.limits, batch))
-        return bool(batch)
+        nonlocal played
+        for batch in todo:
+            out = suspended()
+            skipped = [suspended_result(fx, out & set(fx.seats)) for fx in batch
+                       if out & set(fx.seats)]
+            if skipped:
+                store(skipped)
+                played += len(skipped)
+                batch = [fx for fx in batch if not out & set(fx.seats)]
+            if batch:
+                pending.add(executor.submit(play_batch, defn.game, defn.variant, bots_dirs,
+                                            defn.limits, batch))
+                return True
+        return False
 
     while len(pending) < limit and submit():
         pass

@@ -301,3 +301,49 @@ def test_cli_season_errors_are_one_line(tmp_path):
         proc = arena(*args, db_path=tmp_path / "e.db")
         _, err = proc.communicate(timeout=60)
         assert proc.returncode == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+CRASHER = """
+import arena
+
+class Bot:
+    def act(self, observation, legal):
+        print("about to fail")
+        raise RuntimeError("always")
+
+@arena.hookimpl
+def register_bots(register):
+    register("crasher", Bot, games=["vandtia"])
+"""
+
+
+def test_a_bot_faulting_in_a_row_is_suspended_the_same_way_however_matches_finish(tmp_path):
+    from arena.plugins import Registry
+
+    (tmp_path / "crasher.py").write_text(CRASHER)
+    registry = Registry(bots_dirs=[tmp_path])
+    outcomes = []
+    for workers in (1, 4):
+        engine = db.connect(f"sqlite:///{tmp_path}/s{workers}.db")
+        row = league.create(engine, registry, SeasonDef(
+            "s", "vandtia", "cardems", 2, ("crasher", "random", "greedy"), 8, 3, batch=2,
+            suspend_after=3))
+        league.play(engine, registry, row, executor=ThreadPoolExecutor(workers))
+        results = list(db.results(engine, "vandtia", "cardems", 2, "s"))
+        outcomes.append((results, views.to_json(league.standings(
+            engine, registry, "vandtia", "cardems", 2, "s"))))
+    assert outcomes[0] == outcomes[1]
+    results, exported = outcomes[0]
+    faults = [f[s.index("crasher")] for s, _, _, f in results if "crasher" in s]
+    assert faults[:3] == ["crash: RuntimeError: always"] * 3
+    assert faults[3:] == ["suspended"] * (len(faults) - 3) and len(faults) == 32
+    board = {r["bot"]: r for r in json.loads(exported)}
+    assert board["crasher"]["suspended"] and board["crasher"]["faults"] == 3
+    assert not board["random"]["suspended"] and board["crasher"]["losses"] == 32
+    fixture = next(i for i, (s, _, _, f) in enumerate(results) if "crasher" in s)
+    with sqlite3.connect(tmp_path / "s1.db") as conn:
+        first = conn.execute("SELECT id FROM matches WHERE fixture = ?", (fixture,)).fetchone()[0]
+    shown = subprocess.run([sys.executable, "-m", "arena", "--db", f"sqlite:///{tmp_path}/s1.db",
+                            "replay", str(first), "--verify"], capture_output=True, text=True)
+    assert "crash: RuntimeError: always; the end of its log:\nabout to fail" in shown.stdout
+    assert "verified" in shown.stdout

@@ -317,3 +317,39 @@ def test_limits_parse_from_one_line():
         with pytest.raises(Exception, match=message):
             Limits.parse(bad)
 
+
+
+def _arena(*args):
+    import subprocess
+
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "COLUMNS": "120"})
+
+
+def test_doctor_names_the_active_layers():
+    out = _arena("doctor").stdout
+    assert re.search(r"seccomp\s+│ yes", out) and re.search(r"landlock\s+│ yes \(ABI \d\)", out)
+
+
+FORGETFUL = '''
+import arena
+moves = 0  # module state outlives a match: this bot does not reset
+
+class Bot:
+    def act(self, observation, legal):
+        global moves
+        moves += 1
+        return legal[moves % len(legal)]
+
+@arena.hookimpl
+def register_bots(register):
+    register("forgetful", Bot, games=["vandtia"])
+'''
+
+
+def test_check_bot_passes_a_good_bot_and_fails_one_that_does_not_reset(tmp_path):
+    good = _arena("check-bot", "random", "--matches", "2")
+    assert good.returncode == 0 and good.stdout.count("ok    vandtia") == 3
+    (tmp_path / "forgetful.py").write_text(FORGETFUL)
+    bad = _arena("--bots-dir", str(tmp_path), "check-bot", "forgetful", "--matches", "2")
+    assert bad.returncode == 1 and "does NOT reset between matches" in bad.stdout

@@ -1,0 +1,106 @@
+"""``arena check-bot``: does a bot start in the sandbox, play every game and variant it
+claims, and forget each match when the next starts?
+
+For each (game, variant) the bot plays a few short matches against ``random`` from one
+worker process, then replays each match's seed with a fresh process: a bot that resets
+between matches (and draws its randomness from the seed it is given) makes the same moves.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass, field
+
+from .bot import make_bot
+from .errors import BotFault
+from .referee import play_match
+
+
+@dataclass
+class Check:
+    game: str
+    variant: str
+    matches: int = 0
+    faults: list[str] = field(default_factory=list)
+    start_s: float = 0.0
+    move_times: list[float] = field(default_factory=list)
+    reproducible: bool = True
+
+    @property
+    def ok(self) -> bool:
+        return not self.faults and self.reproducible
+
+    def describe(self) -> str:
+        times = sorted(self.move_times) or [0.0]
+        words = [f"{self.game} {self.variant}: {self.matches} matches against random",
+                 "no faults" if not self.faults else "faults: " + "; ".join(self.faults),
+                 f"ready in {1000 * self.start_s:.0f} ms",
+                 f"moves: median {1000 * statistics.median(times):.2f} ms, "
+                 f"slowest {1000 * times[-1]:.2f} ms"]
+        if not self.faults:
+            words.append("resets between matches" if self.reproducible else
+                         "does NOT reset between matches (a fresh process moved differently)")
+        return ", ".join(words)
+
+
+def _bot_actions(match, seat: int, game, variant: str) -> list:
+    state = game.new_state(variant, len(match.players), match.seed)
+    mine = []
+    for action in match.actions:
+        if state.to_move == seat:
+            mine.append(action)
+        state.apply(action)
+    return mine
+
+
+def check_bot(registry, name: str, games: list[str] | None = None, matches: int = 3,
+              limits=None) -> list[Check]:
+    """One :class:`Check` per game and variant the bot claims (or ``games``)."""
+    checks = []
+    if name not in registry.bots():
+        registry.bot(name, "")  # UnknownBot, with the names it knows
+    for game_name in games or list(registry.bots()[name]):
+        entry = registry.bot(name, game_name)
+        game = registry.game(game_name)
+        opponent = registry.bot("random", game_name)
+        for variant, counts in game.variants.items():
+            players = counts[0]
+            check = Check(game_name, variant)
+            bot = make_bot(entry, limits)
+            others = [make_bot(opponent, limits) for _ in range(players - 1)]
+            bot.move_times = check.move_times
+            played = []
+            try:
+                started = time.perf_counter()
+                try:
+                    bot.start({"game": game_name, "variant": variant, "seat": 0,
+                               "players": players, "seed": 0})
+                except BotFault as fault:
+                    check.faults.append(f"at start: {fault.reason}")
+                    checks.append(check)
+                    continue
+                check.start_s = time.perf_counter() - started
+                for seed in range(matches):
+                    match, _ = play_match(game, variant, [bot, *others], seed,
+                                          [name] + ["random"] * (players - 1))
+                    check.matches += 1
+                    if match.result.faults[0]:
+                        check.faults.append(match.result.faults[0])
+                    played.append(match)
+            finally:
+                for b in (bot, *others):
+                    b.close()
+            for match in played[1:]:  # the first match of a process is its own reference
+                fresh = [make_bot(entry, limits)] + [make_bot(opponent, limits)
+                                                     for _ in range(players - 1)]
+                try:
+                    again, _ = play_match(game, variant, fresh, match.seed, match.players)
+                finally:
+                    for b in fresh:
+                        b.close()
+                if _bot_actions(again, 0, game, variant) != _bot_actions(match, 0, game,
+                                                                           variant):
+                    check.reproducible = False
+            checks.append(check)
+    return checks
