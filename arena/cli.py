@@ -71,14 +71,19 @@ def bots(registry: Registry) -> None:
         click.echo(f"not loaded: {source}: {error}", err=True)
 
 
-def _play(registry, game_name, variant, bot_names, seed, show, omniscient, as_json):
+def _play(registry, game_name, variant, bot_names, seed, show, omniscient, as_json,
+          limits=""):
+    from .sandbox import Limits
+
+    limits = Limits.parse(limits)
+
     game = registry.game(game_name)
     variant = game.check(variant, len(bot_names))
     entries = [registry.bot(name, game.name) for name in bot_names]
     if seed is None:
         seed = secrets.randbelow(2**31)
         click.echo(f"seed {seed}", err=True)
-    bots = [make_bot(e) for e in entries]
+    bots = [make_bot(e, limits) for e in entries]
     try:
         match, _ = play_match(game, variant, bots, seed, bot_names)
     finally:
@@ -103,10 +108,12 @@ def _play(registry, game_name, variant, bot_names, seed, show, omniscient, as_js
 @click.option("--omniscient", is_flag=True, help="Show hidden cards too (implies --show).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the result and replay as JSON on stdout (transcript to stderr).")
+@click.option("--limits", default="", metavar="K=V,...",
+              help="Bot limits over the defaults, e.g. move_s=0.5,strict=1 (docs/protocol.md).")
 @click.pass_obj
-def play(registry, game, bot_names, variant, seed, show, omniscient, as_json) -> None:
+def play(registry, game, bot_names, variant, seed, show, omniscient, as_json, limits) -> None:
     """Play one match: one BOT per seat, seat 0 first."""
-    _play(registry, game, variant, bot_names, seed, show, omniscient, as_json)
+    _play(registry, game, variant, bot_names, seed, show, omniscient, as_json, limits)
 
 
 @cli.command()
@@ -186,8 +193,9 @@ def doctor(registry) -> None:
     abi = layers["landlock"]
     table.add_row("landlock", f"yes (ABI {abi})" if abi else "no (kernel without Landlock)",
                   "files outside the bot's own, TCP" + (", signals leaving" if abi >= 6 else ""))
-    table.add_row("bubblewrap", "installed, not used" if shutil.which("bwrap") else "not installed",
-                  "(namespaces; not needed when the layers above are active)")
+    table.add_row("bubblewrap", "installed: --limits strict=1 adds it" if shutil.which("bwrap")
+                  else "not installed (strict=1 unavailable)",
+                  "other processes (PID namespace), network and IPC namespaces")
     print_renderable(table)
     if not (layers["seccomp"] and abi):
         click.echo("warning: a bot could reach files or processes it should not; see "

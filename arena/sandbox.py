@@ -43,6 +43,7 @@ class Limits:
     memory_mb: int = 1024  # address space
     file_size_mb: int = 16  # largest file it may write, its log included
     open_files: int = 64
+    strict: bool = False  # also run it in bubblewrap's namespaces (no other process visible)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -60,10 +61,10 @@ class Limits:
                                  f"{', '.join(cls.__dataclass_fields__)})")
             kind = type(getattr(limits, key))
             try:
-                number = kind(value)
-            except ValueError:
+                number = kind(value) if kind is not bool else {"0": False, "1": True}[value]
+            except (ValueError, KeyError):
                 raise ArenaError(f"limit {key} needs a number, got {value!r}") from None
-            if number <= 0:
+            if number <= 0 and kind is not bool:
                 raise ArenaError(f"limit {key} must be above 0")
             limits = replace(limits, **{key: number})
         return limits
@@ -97,6 +98,21 @@ def read_paths(spec: dict) -> list[str]:
     if kind == "file":
         return own + [target]
     return own + [a for a in target if os.path.exists(a)] + list(spec.get("read", []))
+
+
+def bubblewrap(folder: str, read: list[str]) -> list[str]:
+    """The ``bwrap`` prefix of strict mode: new user, PID, network, IPC and UTS namespaces, a
+    read-only view of the system, an empty ``/tmp`` (but for the bot's own ``read`` files)
+    and only the bot's folder writable."""
+    from .errors import ArenaError
+
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        raise ArenaError("strict=1 needs bubblewrap (apt install bubblewrap)")
+    return [bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/",
+            "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+            *[a for p in read if os.path.exists(p) for a in ("--ro-bind", p, p)],
+            "--bind", folder, folder, "--chdir", folder, "--"]
 
 
 def _signal_name(number: int) -> str:
@@ -134,10 +150,7 @@ class Watchdog(threading.Thread):
                 late = [w for w in self.workers if w.deadline is not None and now > w.deadline]
                 for w in late:
                     w.timed_out = True
-                    try:
-                        os.killpg(w.proc.pid, signal.SIGKILL)
-                    except (ProcessLookupError, PermissionError):
-                        pass
+                    w.terminate()
 
 
 _watchdogs: dict[int, Watchdog] = {}
@@ -162,9 +175,13 @@ class Worker:
         mode = mode or ("exec" if spec["kind"] == "exec" else "serve")
         config = {"mode": mode, "bot": spec, "limits": limits.to_json(),
                   "read": read_paths(spec) if spec else [], "write": [self.dir], **(extra or {})}
+        command = [sys.executable, "-I", "-m", "arena.worker", orjson.dumps(config).decode()]
+        if limits.strict:
+            command = bubblewrap(self.dir, config["read"]) + command
+        self.strict = limits.strict
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-I", "-m", "arena.worker", orjson.dumps(config).decode()],
+                command,
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, cwd=self.dir,
                 env=clean_env(self.dir), close_fds=True, start_new_session=True, bufsize=0)
         self.rfd, self.wfd = self.proc.stdout.fileno(), self.proc.stdin.fileno()
@@ -227,6 +244,8 @@ class Worker:
                 pass
         self.kill()
         code = self.proc.returncode
+        if self.strict and code is not None and code > 128:  # bubblewrap passes signals on
+            code = 128 - code
         if reason == "exited" or (reason == "timeout" and code != -signal.SIGKILL):
             if code == -signal.SIGKILL:
                 reason = "crash: exited" if reason == "exited" else reason
@@ -239,13 +258,33 @@ class Worker:
                 reason = f"crash: exited with status {code}"
         return BotFault(reason, self.log_tail())
 
+    def terminate(self) -> None:
+        """SIGKILL the bot. In strict mode only bubblewrap's child (the namespace's first
+        process, whose death ends every process inside) is killed, so that bubblewrap itself
+        reaps it and exits - killing both at once would orphan a zombie."""
+        inner = []
+        if self.strict:
+            try:
+                with open(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children") as f:
+                    inner = [int(pid) for pid in f.read().split()]
+            except OSError:
+                pass
+        try:
+            for pid in inner:
+                os.kill(pid, signal.SIGKILL)
+            if not inner:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
     def kill(self) -> None:
         watchdog().forget(self)
         if self.proc.poll() is None:
+            self.terminate()
             try:
+                self.proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         self.proc.wait()
         try:  # anything it left behind in its group goes with it
             os.killpg(self.proc.pid, signal.SIGKILL)
@@ -269,6 +308,11 @@ class Worker:
             try:
                 f.close()
             except OSError:
+                pass
+        if self.strict:  # let bubblewrap see its child end on EOF and reap it
+            try:
+                self.proc.wait(timeout=1)
+            except subprocess.TimeoutExpired:
                 pass
         self.kill()
         shutil.rmtree(self.dir, ignore_errors=True)
