@@ -126,8 +126,17 @@ def round_trip(entry, game, variant: str, players: int, moves: int, seed: int = 
 
 
 SECOND_RANDOM = '''"""A second random bot: a benchmark season is random against random."""
+import random
+
 import arena
-from arena_bots.randombot import RandomBot
+
+
+class RandomBot:
+    def start(self, info):
+        self.rng = random.Random(info["seed"])
+
+    def act(self, observation, legal):
+        return legal[self.rng.randrange(len(legal))]
 
 
 @arena.hookimpl
@@ -164,6 +173,7 @@ def season(matches: int, workers: int, url: str | None = None, seed: int = 0) ->
         wall = time.perf_counter() - start
         played = sum(map(len, batches))
         in_matches = sum(r["duration"] for b in batches for r in b)
+        faults = sum(any(r["result"]["faults"]) for b in batches for r in b)
 
         copy = league.create(engine, registry, SeasonDef(tag + "-store", *astuple(defn)[1:]))
         start = time.perf_counter()
@@ -171,6 +181,7 @@ def season(matches: int, workers: int, url: str | None = None, seed: int = 0) ->
             db.store_results(engine, copy.id, batch)
         store_s = time.perf_counter() - start
         engine.dispose()
-    return {"matches": played, "workers": workers, "wall_s": wall, "match_s": in_matches,
+    return {"matches": played, "faults": faults, "workers": workers, "wall_s": wall,
+            "match_s": in_matches,
             "outside": 1 - in_matches / (workers * wall), "matches_per_s": played / wall,
             "stored_per_s": played / store_s}

@@ -168,9 +168,10 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
                f"same codec: {rt['floor_us']:.1f} us)")
     if season_matches:
         s = season_bench(season_matches, workers, season_db, seed)
-        table = Table("season", "matches", "workers", "wall s", "in matches s", "outside",
-                      "matches/s", "stored/s (storage alone)")
-        table.add_row("random vs random, cardems", str(s["matches"]), str(s["workers"]),
+        table = Table("season", "matches", "with a fault", "workers", "wall s", "in matches s",
+                      "outside", "matches/s", "stored/s (storage alone)")
+        table.add_row("random vs random, cardems", str(s["matches"]), str(s["faults"]),
+                      str(s["workers"]),
                       f"{s['wall_s']:.2f}", f"{s['match_s']:.2f}", f"{s['outside']:.1%}",
                       f"{s['matches_per_s']:,.0f}", f"{s['stored_per_s']:,.0f}")
         print_renderable(table)

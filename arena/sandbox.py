@@ -11,6 +11,7 @@ killed and the next match starts a new one.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import signal
@@ -75,6 +76,14 @@ def clean_env(home: str) -> dict:
             "TMPDIR": home, "PYTHONHASHSEED": "0"}
 
 
+@functools.lru_cache(maxsize=1)
+def _installed_bot_paths() -> list[str]:
+    from importlib import metadata
+
+    return sorted({p for ep in metadata.entry_points(group="arena.bots")
+                   for p in _module_paths(ep.value.partition(":")[0])})
+
+
 def _module_paths(module: str) -> list[str]:
     """Where a top-level package lives, found without running any of its code."""
     import importlib.util
@@ -90,8 +99,10 @@ def _module_paths(module: str) -> list[str]:
 
 
 def read_paths(spec: dict) -> list[str]:
-    """What a bot may read besides the system: its own files, and the arena package."""
-    own = _module_paths("arena")
+    """What a bot may read besides the system and the Python environment: its own files,
+    the arena package and the installed bot packages (wherever an editable install keeps
+    them), so a bot file may build on a reference bot."""
+    own = _module_paths("arena") + _installed_bot_paths()
     kind, target = spec["kind"], spec["target"]
     if kind == "module":
         return own + _module_paths(target.partition(":")[0])
