@@ -347,3 +347,18 @@ def test_a_bot_faulting_in_a_row_is_suspended_the_same_way_however_matches_finis
                             "replay", str(first), "--verify"], capture_output=True, text=True)
     assert "crash: RuntimeError: always; the end of its log:\nabout to fail" in shown.stdout
     assert "verified" in shown.stdout
+
+
+def _affinity(_):
+    time.sleep(0.2)  # keep this worker busy so the other takes the next task
+    return tuple(sorted(os.sched_getaffinity(0)))
+
+
+def test_pool_workers_are_pinned_one_to_a_cpu():
+    cpus = sorted(os.sched_getaffinity(0))
+    pool = league.default_executor(len(cpus))
+    try:
+        pins = set(pool.map(_affinity, range(len(cpus))))
+    finally:
+        pool.shutdown()
+    assert pins == {(cpu,) for cpu in cpus}
