@@ -81,7 +81,7 @@ def test_a_bot_from_a_bots_dir_plays(tmp_path):
     result = arena("--bots-dir", str(tmp_path), "play", "vandtia", "mine", "random",
                    "--seed", "2")
     assert result.returncode == 0 and "mine" in result.stdout
-    listed = arena("bots", env={"ARENA_BOTS_DIR": str(tmp_path)}).stdout
+    listed = arena("bots", env={"ARENA_BOTS_DIR": str(tmp_path), "COLUMNS": "200"}).stdout
     assert "mine" in listed and str(tmp_path / "mine.py") in listed
 
 

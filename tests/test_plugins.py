@@ -68,7 +68,7 @@ def test_no_bot_code_runs_in_the_runners_process(tmp_path):
 
 def test_built_in_games_and_bots_come_through_the_hooks_and_entry_points():
     registry = Registry()
-    assert list(registry.games()) == ["vandtia"]
+    assert list(registry.games()) == ["tractor", "vandtia"]
     assert {"random", "greedy"} <= set(registry.bots())
     assert registry.bot("random", "vandtia").source.startswith("arena ")
     assert Registry(entry_points=False).bots() == {}, "reference bots are entry points too"
@@ -149,7 +149,7 @@ def test_a_game_plugin_registers_through_register_games():
         def register_games(self, register):
             register(Mini())
 
-    assert list(Registry(plugins=[GamePlugin()]).games()) == ["mini", "vandtia"]
+    assert list(Registry(plugins=[GamePlugin()]).games()) == ["mini", "tractor", "vandtia"]
 
 
 def test_unknown_names_are_user_errors(registry):
@@ -158,7 +158,7 @@ def test_unknown_names_are_user_errors(registry):
     with pytest.raises(UnknownBot, match="unknown bot 'nobody'"):
         registry.bot("nobody", "vandtia")
     with pytest.raises(UnknownBot, match="does not play tractor"):
-        registry.bot("random", "tractor")
+        registry.bot("greedy", "tractor")
 
 
 def test_bots_dirs_from_the_environment():

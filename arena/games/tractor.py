@@ -1,0 +1,619 @@
+"""Tractor (Shengji, "80 points"): four seats in two teams, two decks (rules: tractor.md).
+
+Cards are *faces* 0-53: ``(rank - 2) * 4 + suit`` for the 52 suited faces (suits C D H S),
+52 the small joker ``SJ`` and 53 the big joker ``BJ``; each face exists twice. Identical
+cards are interchangeable, so a hand is 54 counts and every action names faces:
+
+==========================  ===================================================================
+``pass``                    bidding: pass
+``declare 5H`` / ``declare 5H 5H`` / ``declare SJ SJ`` / ``declare BJ BJ``   bidding: declare
+``bury KH``                 the dealer buries one card; eight of these are one move
+``play KH``, ``play 9S 9S``, ``play 9S 9S 10S 10S``   a lead: single, pair or tractor (lowest
+                            tier first); leads are listed whole
+``pick KH``                 one card of a follow; a follow of *n* cards is *n* picks by the same
+                            seat (one move), each offered only if a legal completion remains
+==========================  ===================================================================
+
+Variants: ``match`` (default; deals until a team goes past A, at most 60 deals, then the
+higher level wins or equal levels draw) and ``deal`` (one deal, played as deal 1 of a match).
+
+Observation of a seat: ``seat``, ``team`` (0: seats 0 and 2, 1: seats 1 and 3), ``phase``
+(``bid``, ``bury``, ``play``, ``over``), ``to_move``, ``move``, ``deal`` (number, from 1),
+``levels`` (per team), ``level_rank``, ``dealer`` (``null`` while unknown in deal 1),
+``bidding_start``, ``hand`` (own cards), ``bids`` (every pass and declaration, in order),
+``trump`` (suit letter, ``"none"``, or ``null`` before it is known), ``kitty`` (the eight
+dealt kitty cards, when they were turned up, or to the dealer), ``buried`` (the dealer's own
+bury), ``picks`` (own picks of the decision in progress), ``trick`` (leader and the plays so
+far), ``tricks`` (this deal's finished tricks with winner and points), ``points`` (the
+attackers' so far), ``history`` (earlier deals: dealer, trump, buried cards, attackers'
+points, who went up), and ``legal``.
+
+Choices where the rules page is silent (each has a test):
+
+* Cards are dealt in one block per seat (seat 0 first) from the shuffled double deck; the
+  last eight are the kitty, in that order.
+* Every multi-card follow is made of picks, not only the long ones, so bots meet one form.
+* Scores: the final level margin of the seat's team (a team past A counts 15); in ``deal``,
+  the levels the winning team went up (0 when the attackers take control with 80-115).
+  A forfeit scores +1 for the other team and -1 for the faulty one.
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import product
+
+from .. import cards as C
+from ..errors import GameError, IllegalAction
+from ..hookspecs import hookimpl
+from . import Game, Result, competition_ranks
+
+SJ, BJ = 52, 53
+TRUMP = 4  # the effective suit of every trump
+MOVE_CAP = 250  # per deal, a guard: a deal cannot exceed 117 moves
+DEAL_CAP = 60
+RANK_ORDER = list(range(2, 15))
+FACE_NAMES = [C.RANK_NAMES[f // 4 + 2] + C.SUITS[f % 4] for f in range(52)] + ["SJ", "BJ"]
+FACES_BY_NAME = {n: f for f, n in enumerate(FACE_NAMES)}
+
+
+def face(name: str) -> int:
+    try:
+        return FACES_BY_NAME[name.upper()]
+    except (KeyError, AttributeError):
+        raise GameError(f"not a Tractor card: {name!r}") from None
+
+
+def rank_of(f: int) -> int:
+    return f // 4 + 2 if f < 52 else 0
+
+
+def points(f: int) -> int:
+    r = rank_of(f)
+    return 5 if r == 5 else 10 if r in (10, 13) else 0
+
+
+class Order:
+    """Effective suit and tier of every face, for one level rank and trump suit."""
+
+    def __init__(self, level: int, trump: int | None):
+        self.level, self.trump = level, trump
+        self.suit = [0] * 54
+        self.tier = [0] * 54
+        others = [r for r in RANK_ORDER if r != level]
+        for f in range(52):
+            r, s = f // 4 + 2, f % 4
+            if r == level or s == trump:
+                self.suit[f] = TRUMP
+            else:
+                self.suit[f] = s
+                self.tier[f] = others.index(r)
+        base = len(others) if trump is not None else 0
+        for f in range(52):
+            if self.suit[f] == TRUMP:
+                r, s = f // 4 + 2, f % 4
+                if r != level:
+                    self.tier[f] = others.index(r)  # trump suit, below the level cards
+                else:
+                    self.tier[f] = base + (1 if s == trump else 0)
+        top = base + (2 if trump is not None else 1)
+        self.suit[SJ] = self.suit[BJ] = TRUMP
+        self.tier[SJ], self.tier[BJ] = top, top + 1
+
+    def key(self, f: int) -> tuple[int, int]:
+        """Sort key: effective suit, then tier (trumps last, highest last)."""
+        return (self.suit[f], self.tier[f], f)
+
+
+class TractorState:
+    """A Tractor match (or one deal). Build it with :class:`Tractor`."""
+
+    def __init__(self, variant: str, seed: int, record: bool = False):
+        self.variant = variant
+        self.seed = seed
+        self.n = 4
+        self.levels = [2, 2]
+        self.dealer: int | None = None
+        self.deal_number = 0
+        self.moves = 0
+        self.deal_moves = 0
+        self.history: list[dict] = []
+        self.over = False
+        self.reason: str | None = None
+        self._ranks: list[int] | None = None
+        self._scores: list[int] | None = None
+        self._legal: tuple | None = None
+        self.events: list | None = [] if record else None
+
+    # -- a deal ---------------------------------------------------------------------------
+
+    def start_deal(self, hands: list[list[int]], kitty: list[int], bidding_start: int) -> None:
+        self.deal_number += 1
+        self.deal_moves = 0
+        self.hands = [[0] * 54 for _ in range(4)]
+        for p, cards in enumerate(hands):
+            for f in cards:
+                self.hands[p][f] += 1
+        self.kitty = list(kitty)
+        self.level_rank = 2 if self.dealer is None else self.levels[self.dealer % 2]
+        self.bidding_start = bidding_start
+        self.phase = "bid"
+        self.to_move = bidding_start
+        self.bids: list[dict] = []
+        self.standing: tuple[int, int, int | None] | None = None  # seat, strength, suit
+        self.first_declarer: int | None = None
+        self.passes = 0
+        self.trump: int | None = None
+        self.trump_known = False
+        self.kitty_public = False
+        self.buried: list[int] = []
+        self.picks: list[int] = []
+        self.trick: list[tuple[int, list[int]]] = []
+        self.tricks: list[dict] = []
+        self.points = 0
+        self.order: Order | None = None
+        self._legal = None
+        self._event(None, "deal", hands=[self._names(h) for h in hands],
+                    kitty=self._names(kitty), bidding_start=bidding_start,
+                    level_rank=self.level_rank, levels=list(self.levels))
+
+    def _names(self, faces) -> list[str]:
+        return [FACE_NAMES[f] for f in faces]
+
+    def hand_list(self, p: int) -> list[int]:
+        out = []
+        for f, k in enumerate(self.hands[p]):
+            out += [f] * k
+        if self.order is not None:
+            out.sort(key=self.order.key)
+        return out
+
+    @property
+    def attackers(self) -> int:
+        return 1 - self.dealer % 2
+
+    # -- queries ------------------------------------------------------------------------
+
+    def is_over(self) -> bool:
+        return self.over
+
+    def legal_actions(self) -> tuple:
+        if self._legal is None:
+            self._legal = () if self.over else tuple(
+                self._bids() if self.phase == "bid" else
+                self._buries() if self.phase == "bury" else
+                self._leads() if not self.trick and not self.picks and
+                self.to_move == self._leader() else self._follows())
+        return self._legal
+
+    def _leader(self) -> int:
+        return self.trick[0][0] if self.trick else self.leader
+
+    def _bids(self) -> list[str]:
+        hand, level = self.hands[self.to_move], self.level_rank
+        strength = self.standing[1] if self.standing else 0
+        out = ["pass"]
+        for s in range(4):
+            f = (level - 2) * 4 + s
+            if hand[f] >= 1 and strength < 1:
+                out.append(f"declare {FACE_NAMES[f]}")
+            if hand[f] == 2 and strength < 2:
+                out.append(f"declare {FACE_NAMES[f]} {FACE_NAMES[f]}")
+        if hand[SJ] == 2 and strength < 3:
+            out.append("declare SJ SJ")
+        if hand[BJ] == 2 and strength < 4:
+            out.append("declare BJ BJ")
+        return out
+
+    def _buries(self) -> list[str]:
+        hand = self.hands[self.to_move]
+        return [f"bury {FACE_NAMES[f]}" for f in sorted(range(54), key=self.order.key)
+                if hand[f] > self.picks.count(f)]
+
+    def _leads(self) -> list[str]:
+        hand, order = self.hands[self.to_move], self.order
+        held = sorted((f for f in range(54) if hand[f]), key=order.key)
+        out = [f"play {FACE_NAMES[f]}" for f in held]
+        pairs = [f for f in held if hand[f] == 2]
+        out += [f"play {FACE_NAMES[f]} {FACE_NAMES[f]}" for f in pairs]
+        for tractor in tractors(pairs, order):
+            out.append("play " + " ".join(FACE_NAMES[f] for f in tractor for _ in (0, 1)))
+        return out
+
+    def _follows(self) -> list[str]:
+        p = self.to_move
+        return [f"pick {FACE_NAMES[f]}" for f in sorted(range(54), key=self.order.key)
+                if self.hands[p][f] > self.picks.count(f)
+                and completable(self.hands[p], self.picks + [f], self.trick[0][1], self.order)]
+
+    # -- moves --------------------------------------------------------------------------
+
+    def apply(self, action: str) -> None:
+        if action not in self.legal_actions():
+            raise IllegalAction(f"{action!r} is not legal here")
+        self._legal = None
+        p = self.to_move
+        word, _, rest = action.partition(" ")
+        faces = [face(n) for n in rest.split()]
+        if self.phase == "bid":
+            self._bid(p, faces)
+        elif self.phase == "bury":
+            self.picks.append(faces[0])
+            if len(self.picks) == 8:
+                self._bury(p)
+        elif word == "play":
+            self._play(p, faces)
+        else:
+            self.picks.append(faces[0])
+            if len(self.picks) == len(self.trick[0][1]):
+                picks, self.picks = self.picks, []
+                self._play(p, picks)
+        if not self.over and self.deal_moves >= MOVE_CAP:
+            self._finish_match("cap")
+
+    def _move(self) -> None:
+        self.moves += 1
+        self.deal_moves += 1
+
+    def _bid(self, p: int, faces: list[int]) -> None:
+        self._move()
+        if not faces:
+            self.bids.append({"seat": p, "bid": "pass"})
+            self.passes += 1
+            self._event(p, "bid", action="pass")
+            done = self.passes == (3 if self.standing else 4)
+        else:
+            strength = (4 if faces[0] == BJ else 3 if faces[0] == SJ else len(faces))
+            suit = faces[0] % 4 if strength <= 2 else None
+            self.standing = (p, strength, suit)
+            if self.first_declarer is None:
+                self.first_declarer = p
+            self.passes = 0
+            self.bids.append({"seat": p, "bid": self._names(faces)})
+            self._event(p, "bid", action="declare", cards=self._names(faces))
+            done = False
+        if not done:
+            self.to_move = (p + 1) % 4
+            return
+        if self.standing:
+            self.trump = self.standing[2]
+            if self.dealer is None:
+                self.dealer = self.first_declarer
+        else:  # nobody declared: the kitty is turned up and names the trump
+            self.kitty_public = True
+            self.trump = next(f % 4 for f in self.kitty if f < 52)
+            if self.dealer is None:
+                self.dealer = self.bidding_start
+        self.trump_known = True
+        self.level_rank = self.levels[self.dealer % 2]
+        self.order = Order(self.level_rank, self.trump)
+        for f in self.kitty:
+            self.hands[self.dealer][f] += 1
+        self.phase = "bury"
+        self.to_move = self.dealer
+        self._event(self.dealer, "trump", trump=self.trump_name(), dealer=self.dealer,
+                    kitty_public=self.kitty_public, kitty=self._names(self.kitty),
+                    level_rank=self.level_rank)
+
+    def trump_name(self) -> str | None:
+        if not self.trump_known:
+            return None
+        return "none" if self.trump is None else C.SUITS[self.trump]
+
+    def _bury(self, p: int) -> None:
+        self._move()
+        for f in self.picks:
+            self.hands[p][f] -= 1
+        self.buried, self.picks = self.picks, []
+        self._event(p, "bury", cards=self._names(self.buried))
+        self.phase = "play"
+        self.leader = self.to_move = p
+
+    def _play(self, p: int, faces: list[int]) -> None:
+        self._move()
+        for f in faces:
+            self.hands[p][f] -= 1
+        faces = sorted(faces, key=self.order.key)
+        self.trick.append((p, faces))
+        if len(self.trick) < 4:
+            self.to_move = (p + 1) % 4
+            self._event(p, "play", cards=self._names(faces))
+            return
+        winner = trick_winner(self.trick, self.order)
+        won = sum(points(f) for _, cards in self.trick for f in cards)
+        if winner % 2 == self.attackers:
+            self.points += won
+        last = not any(self.hands[winner])
+        bonus = 0
+        if last and winner % 2 == self.attackers:
+            bonus = sum(points(f) for f in self.buried) * 2 * len(faces)
+            self.points += bonus
+        self.tricks.append({"leader": self.trick[0][0], "plays": [
+            [s, self._names(c)] for s, c in self.trick], "winner": winner, "points": won})
+        self._event(p, "play", cards=self._names(faces), winner=winner, points=won,
+                    kitty_bonus=bonus if last else None)
+        self.trick = []
+        if last:
+            self._end_deal()
+        else:
+            self.leader = self.to_move = winner
+
+    def _end_deal(self) -> None:
+        score, dealer = self.points, self.dealer
+        side, up = outcome(score)
+        team = dealer % 2 if side == "defenders" else self.attackers
+        next_dealer = (dealer + 2) % 4 if side == "defenders" else (dealer + 1) % 4
+        self.levels[team] += up
+        self.history.append({"deal": self.deal_number, "dealer": dealer,
+                             "trump": self.trump_name(), "buried": self._names(self.buried),
+                             "points": score, "up": {"team": team, "levels": up}})
+        self._event(dealer, "score", points=score, team=team, up=up, levels=list(self.levels),
+                    buried=self._names(self.buried))
+        if self.variant == "deal":
+            self._set_result("out", team, up)
+        elif max(self.levels) > 14:
+            self._set_result("out", 0 if self.levels[0] > 14 else 1)
+        elif self.deal_number >= DEAL_CAP:
+            self._finish_match("cap")
+        else:
+            self.dealer = next_dealer
+            self.deal_from_seed(next_dealer)
+
+    def deal_from_seed(self, bidding_start: int | None = None) -> None:
+        deck = [f for f in range(54) for _ in (0, 1)]
+        random.Random(C.derive_seed(self.seed, "deal", self.deal_number)).shuffle(deck)
+        if bidding_start is None:
+            bidding_start = random.Random(C.derive_seed(self.seed, "start")).randrange(4)
+        self.start_deal([deck[25 * p:25 * p + 25] for p in range(4)], deck[100:], bidding_start)
+
+    # -- the end ------------------------------------------------------------------------
+
+    def _margin(self, team: int) -> int:
+        mine, theirs = (min(x, 15) for x in (self.levels[team], self.levels[1 - team]))
+        return mine - theirs
+
+    def _set_result(self, reason: str, winners: int | None, up: int | None = None) -> None:
+        if winners is None:
+            ranks = [1, 1, 1, 1]
+        else:
+            ranks = competition_ranks([0 if p % 2 == winners else 1 for p in range(4)])
+        if reason == "forfeit":
+            scores = [1 if p % 2 == winners else -1 for p in range(4)]
+        elif self.variant == "deal":
+            scores = [up if p % 2 == winners else -up for p in range(4)]
+        else:
+            scores = [self._margin(p % 2) for p in range(4)]
+        self._ranks, self._scores = ranks, scores
+        self.over, self.reason, self.to_move, self._legal = True, reason, None, None
+        self.phase = "over"
+
+    def _finish_match(self, reason: str) -> None:
+        a, b = self.levels
+        self._set_result(reason, None if a == b else (0 if a > b else 1))
+
+    def forfeit(self, seat: int) -> None:
+        """End now: ``seat``'s team loses."""
+        if not self.over:
+            self._set_result("forfeit", 1 - seat % 2)
+
+    def result(self) -> Result:
+        if not self.over:
+            raise ValueError("the game is not over")
+        return Result(ranks=list(self._ranks), scores=list(self._scores), reason=self.reason,
+                      moves=self.moves)
+
+    # -- what a seat knows --------------------------------------------------------------
+
+    def observation(self, seat: int) -> dict:
+        dealer_view = seat == self.dealer and self.phase != "bid"
+        return {
+            "game": "tractor", "variant": self.variant, "seat": seat, "team": seat % 2,
+            "players": 4, "phase": self.phase, "to_move": self.to_move, "move": self.moves,
+            "deal": self.deal_number, "levels": list(self.levels),
+            "level_rank": self.level_rank, "dealer": self.dealer,
+            "bidding_start": self.bidding_start,
+            "hand": self._names(self.hand_list(seat)),
+            "bids": [dict(b) for b in self.bids],
+            "trump": self.trump_name(),
+            "kitty": self._names(self.kitty) if self.kitty_public or dealer_view else None,
+            "buried": self._names(self.buried) if dealer_view else None,
+            "picks": self._names(self.picks) if seat == self.to_move else [],
+            "trick": {"leader": self._leader() if self.phase == "play" else None,
+                      "plays": [[s, self._names(c)] for s, c in self.trick]},
+            "tricks": [dict(t) for t in self.tricks],
+            "points": self.points,
+            "history": [dict(h) for h in self.history],
+            "legal": list(self.legal_actions()) if seat == self.to_move else [],
+        }
+
+    def all_faces(self) -> list[int]:
+        """Every card of the deal wherever it lies (for conservation checks)."""
+        out = [f for p in range(4) for f in self.hand_list(p)] + list(self.buried)
+        if self.phase == "bid":
+            out += self.kitty
+        out += [f for _, c in self.trick for f in c]
+        out += [face(n) for t in self.tricks for _, c in t["plays"] for n in c]
+        return out
+
+    def _event(self, seat, stage: str, **info) -> None:
+        if self.events is not None:
+            self.events.append({"move": self.moves, "deal": self.deal_number, "seat": seat,
+                                "stage": stage, **{k: v for k, v in info.items()
+                                                   if v is not None}})
+
+
+# -- shapes, tricks and scores ----------------------------------------------------------------
+
+
+def outcome(points: int) -> tuple[str, int]:
+    """Rules "Scoring a deal": which side goes up (``defenders``/``attackers``) and by how
+    many levels, from the attackers' points. With 80-115 the attackers take control (they
+    defend next) without going up."""
+    if points < 80:
+        return "defenders", 3 if points == 0 else 2 if points < 40 else 1
+    return "attackers", 0 if points < 120 else 1 + (points - 120) // 40
+
+
+def tractors(pairs: list[int], order: Order) -> list[list[int]]:
+    """Every tractor (two or more pairs on consecutive tiers of one effective suit) that
+    the faces in ``pairs`` (each held twice) can form, one face per tier."""
+    by_tier: dict[tuple[int, int], list[int]] = {}
+    for f in pairs:
+        by_tier.setdefault((order.suit[f], order.tier[f]), []).append(f)
+    out = []
+    for (suit, tier) in sorted(by_tier):
+        if (suit, tier - 1) in by_tier:
+            continue  # runs are taken from their lowest tier
+        run = []
+        while (suit, tier) in by_tier:
+            run.append(by_tier[suit, tier])
+            tier += 1
+        for i in range(len(run)):
+            for j in range(i + 2, len(run) + 1):
+                out += [list(choice) for choice in product(*run[i:j])]
+    return out
+
+
+def shape(faces: list[int], order: Order) -> tuple[str, int, int] | None:
+    """``(kind, suit, top tier)`` of a play that is a single, pair or tractor, else None.
+    ``kind`` is ``"1"``, ``"2"`` or ``"2xN"``."""
+    suits = {order.suit[f] for f in faces}
+    if len(suits) != 1:
+        return None
+    suit = suits.pop()
+    if len(faces) == 1:
+        return ("1", suit, order.tier[faces[0]])
+    counts: dict[int, int] = {}
+    for f in faces:
+        counts[f] = counts.get(f, 0) + 1
+    if any(k != 2 for k in counts.values()):
+        return None
+    tiers = sorted(order.tier[f] for f in counts)
+    if len(tiers) == 1:
+        return ("2", suit, tiers[0])
+    if tiers != list(range(tiers[0], tiers[0] + len(tiers))):
+        return None
+    return (f"2x{len(tiers)}", suit, tiers[-1])
+
+
+def trick_winner(trick: list[tuple[int, list[int]]], order: Order) -> int:
+    """Rules "Winning": only plays of the lead's shape, wholly in the led suit or (when a
+    plain suit was led) wholly in trumps, compete; trumps beat the plain suit, else the
+    higher top tier; at equal strength the earlier play."""
+    lead = shape(trick[0][1], order)
+    best_seat, best = trick[0][0], (1 if lead[1] == TRUMP else 0, lead[2])
+    for seat, faces in trick[1:]:
+        s = shape(faces, order)
+        if s is None or s[0] != lead[0]:
+            continue
+        if s[1] == lead[1]:
+            strength = (1 if lead[1] == TRUMP else 0, s[2])
+        elif s[1] == TRUMP:
+            strength = (1, s[2])
+        else:
+            continue
+        if strength > best:
+            best_seat, best = seat, strength
+    return best_seat
+
+
+def completable(hand: list[int], picks: list[int], led: list[int], order: Order) -> bool:
+    """Can ``picks`` (a multiset of faces from ``hand``) still grow into a legal follow of
+    ``led`` (rules "Following")?"""
+    n = len(led)
+    if len(picks) > n:
+        return False
+    suit = order.suit[led[0]]
+    in_suit = [f for f in range(54) if hand[f] and order.suit[f] == suit]
+    m = sum(hand[f] for f in in_suit)
+    picked_suit = [f for f in picks if order.suit[f] == suit]
+    others = len(picks) - len(picked_suit)
+    if m >= n:
+        if others:
+            return False  # enough of the led suit: every card must be of it
+        pairs_led = n // 2 if len(led) > 1 else 0
+        if not pairs_led:
+            return True
+        held_pairs = sum(1 for f in in_suit if hand[f] == 2)
+        need = min(pairs_led, held_pairs)
+        count: dict[int, int] = {}
+        for f in picked_suit:
+            count[f] = count.get(f, 0) + 1
+        have = sum(1 for k in count.values() if k == 2)
+        halves = sum(1 for f, k in count.items() if k == 1 and hand[f] == 2)
+        fresh = sum(1 for f in in_suit if hand[f] == 2 and f not in count)
+        room = n - len(picks)
+        finish = min(room, halves)
+        best = have + finish + min(fresh, (room - finish) // 2)
+        return best >= need
+    return others <= n - m  # short: all of the led suit, then anything
+
+
+class Tractor(Game):
+    """Factory and metadata for Tractor."""
+
+    name = "tractor"
+    title = "Tractor"
+    variants = {"match": (4,), "deal": (4,)}
+    default_variant = "match"
+    move_cap = MOVE_CAP
+    teams = True
+    description = "four-player trick-taking team game with two decks (Shengji)"
+    draw_probability = 0.01  # drawn only at the 60-deal cap with equal levels
+    season_batch = 8
+
+    def new_state(self, variant: str, players: int, seed: int,
+                  record: bool = False) -> TractorState:
+        variant = self.check(variant, players)
+        state = TractorState(variant, seed, record)
+        state.deal_from_seed()
+        return state
+
+    def from_deal(self, variant: str, deal: dict, record: bool = False) -> TractorState:
+        """A state from an explicit deal (tests, puzzles). Keys: ``hands`` (four lists of card
+        names) and either ``kitty`` (8 names; bidding starts at ``bidding_start``, default 0)
+        or, to start at a trick, ``trump`` (a suit letter or ``"none"``), ``dealer``,
+        ``buried`` (8 names) and optionally ``leader`` (default: the dealer) and ``points``
+        (the attackers' so far). Optional everywhere: ``levels`` ([2, 2]), ``dealer``
+        (none: deal 1). No card may appear more than twice."""
+        if not isinstance(deal, dict) or not isinstance(deal.get("hands"), list) \
+                or len(deal["hands"]) != 4:
+            raise GameError("a Tractor deal is an object with four 'hands'")
+        variant = self.check(variant, 4)
+        hands = [[face(n) for n in h] for h in deal["hands"]]
+        extra = [face(n) for n in deal.get("kitty", deal.get("buried", []))]
+        everything = [f for h in hands for f in h] + extra
+        if len(extra) != 8:
+            raise GameError("a Tractor deal has 8 cards in the kitty (or buried)")
+        if any(everything.count(f) > 2 for f in range(54)):
+            raise GameError("a Tractor deal holds no card more than twice")
+        state = TractorState(variant, deal.get("seed", 0), record)
+        state.levels = list(deal.get("levels", [2, 2]))
+        state.dealer = deal.get("dealer")
+        if "trump" not in deal:
+            if any(len(h) != 25 for h in hands) or len(everything) != 108:
+                raise GameError("a Tractor deal has 25 cards per hand and 8 in the kitty")
+            start = deal.get("bidding_start", state.dealer if state.dealer is not None else 0)
+            state.start_deal(hands, extra, start)
+            return state
+        if state.dealer not in range(4):
+            raise GameError("a deal that starts at a trick needs its dealer (0-3)")
+        trump = deal["trump"]
+        state.start_deal(hands, [], state.dealer)
+        state.trump = None if trump == "none" else C.SUITS.index(trump)
+        state.trump_known = True
+        state.level_rank = state.levels[state.dealer % 2]
+        state.order = Order(state.level_rank, state.trump)
+        state.buried = extra
+        state.points = deal.get("points", 0)
+        state.phase = "play"
+        state.leader = state.to_move = deal.get("leader", state.dealer)
+        return state
+
+
+GAME = Tractor()
+
+
+@hookimpl
+def register_games(register):
+    register(GAME)
