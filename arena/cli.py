@@ -78,6 +78,10 @@ def _play(registry, game_name, variant, bot_names, seed, show, omniscient, as_js
     limits = Limits.parse(limits)
 
     game = registry.game(game_name)
+    bot_names = list(bot_names)
+    if game.teams and len(bot_names) == game.teams:  # one bot per team plays all its seats
+        seats = game.variants[game.check(variant)][0]
+        bot_names = [bot_names[s % game.teams] for s in range(seats)]
     variant = game.check(variant, len(bot_names))
     entries = [registry.bot(name, game.name) for name in bot_names]
     if seed is None:
@@ -112,7 +116,8 @@ def _play(registry, game_name, variant, bot_names, seed, show, omniscient, as_js
               help="Bot limits over the defaults, e.g. move_s=0.5,strict=1 (docs/protocol.md).")
 @click.pass_obj
 def play(registry, game, bot_names, variant, seed, show, omniscient, as_json, limits) -> None:
-    """Play one match: one BOT per seat, seat 0 first."""
+    """Play one match: one BOT per seat, seat 0 first (in a team game, one BOT per team
+    plays every seat of its team)."""
     _play(registry, game, variant, bot_names, seed, show, omniscient, as_json, limits)
 
 

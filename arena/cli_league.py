@@ -76,16 +76,20 @@ def season() -> None:
               "(docs/protocol.md).")
 @click.option("--suspend-after", type=click.IntRange(min=0), default=5, show_default=True,
               help="Suspend a bot after this many faulty matches in a row (0: never).")
+@click.option("--mixed-teams", is_flag=True,
+              help="Team games: one bot per seat, partners two seats apart, rated as teams "
+              "(default: each bot plays every seat of one team).")
 @click.pass_obj
 def season_run(registry, game, variant, players, bots, rounds, seed, name, workers,
-               batch, limits, suspend_after) -> None:
+               batch, limits, suspend_after, mixed_teams) -> None:
     """Play a round-robin season and rate every bot."""
     g = registry.game(game)
     variant = g.check(variant)
     players = players or g.variants[variant][0]
     seed = secrets.randbelow(2**31) if seed is None else seed
     defn = SeasonDef(name or f"{game}-{variant}-{seed}", game, variant, players, _bots(bots),
-                     rounds, seed, batch or g.season_batch, limits, suspend_after)
+                     rounds, seed, batch or g.season_batch, limits, suspend_after,
+                     0 if mixed_teams else g.teams)
     engine = _engine(registry)
     row = league.create(engine, registry, defn)
     click.echo(f"season {row.name}: {row.fixtures} matches, seed {seed}", err=True)

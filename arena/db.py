@@ -184,7 +184,8 @@ def create_season(engine, defn, bots: list[BotRow], fixtures: int) -> SeasonRow:
                         seed=defn.seed,
                         options=dumps({"code_hashes": hashes, "batch": defn.batch,
                                        "limits": defn.limits,
-                                       "suspend_after": defn.suspend_after}),
+                                       "suspend_after": defn.suspend_after,
+                                       "teams": defn.teams}),
                         fixtures=fixtures)
         session.add(row)
         session.commit()

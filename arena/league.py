@@ -27,7 +27,8 @@ def definition(row: db.SeasonRow) -> SeasonDef:
     options = json.loads(row.options)
     return SeasonDef(row.name, row.game, row.variant, row.players, tuple(json.loads(row.bots)),
                      row.rounds, row.seed, options.get("batch", SeasonDef.batch),
-                     options.get("limits", ""), options.get("suspend_after", 5))
+                     options.get("limits", ""), options.get("suspend_after", 5),
+                     options.get("teams", 0))
 
 
 def create(engine, registry: Registry, defn: SeasonDef) -> db.SeasonRow:
@@ -72,9 +73,9 @@ class SeasonRater:
     as the forfeit it is, so storage and ratings never depend on timing."""
 
     def __init__(self, engine, row: db.SeasonRow, done: set[int], draw_probability: float,
-                 suspend_after: int = 0):
+                 suspend_after: int = 0, teams: int = 0):
         self.engine, self.season_id = engine, row.id
-        self.rater = Rater(draw_probability)
+        self.rater = Rater(draw_probability, teams)
         self.done, self.total, self.next = done, row.fixtures, 0
         self.stored = db.season_results(engine, row.id) if done else iter(())
         self.waiting: dict[int, tuple] = {}
@@ -142,8 +143,9 @@ def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | Non
         if hashes.get(name) not in (None, registry.bot(name, defn.game).code_hash):
             raise ArenaError(f"bot {name!r} has changed since season {row.name!r} started")
     done = db.stored_fixtures(engine, row.id)
-    rater = SeasonRater(engine, row, done, registry.game(row.game).draw_probability,
-                        defn.suspend_after)
+    game = registry.game(row.game)
+    rater = SeasonRater(engine, row, done, game.draw_probability, defn.suspend_after,
+                        game.teams)
 
     def store(results):
         db.store_results(engine, row.id, results)
@@ -178,5 +180,6 @@ def finish(engine, registry: Registry, row: db.SeasonRow, season: list[Standing]
 def standings(engine, registry: Registry, game: str, variant: str, players: int | None,
               season: str | None) -> list[Standing]:
     """Ratings of a league (or one season of it), replayed in fixture order."""
-    return rate(db.results(engine, game, variant, players, season),
-                registry.game(game).draw_probability)
+    g = registry.game(game)
+    return rate(db.results(engine, game, variant, players, season), g.draw_probability,
+                g.teams)

@@ -59,13 +59,17 @@ def environment(draw_probability: float = DEFAULT_DRAW_PROBABILITY) -> trueskill
 class Rater:
     """Ratings updated one result at a time (``rate`` replays a whole list through one)."""
 
-    def __init__(self, draw_probability: float = DEFAULT_DRAW_PROBABILITY):
+    def __init__(self, draw_probability: float = DEFAULT_DRAW_PROBABILITY, teams: int = 0):
+        self.teams = teams
         self.env = environment(draw_probability)
         self.table: dict[str, Standing] = {}
         self._two_beta2 = 2 * self.env.beta ** 2
         self._margin = trueskill.calc_draw_margin(draw_probability, 2, self.env)
 
     def add(self, seats, ranks, scores, faults) -> None:
+        if self.teams:
+            self._add_teams(seats, ranks, scores, faults)
+            return
         env = self.env
         standings = [self.table.setdefault(bot, Standing(bot)) for bot in seats]
         if len(standings) == 2:
@@ -88,6 +92,44 @@ class Rater:
             else:
                 s.draws += 1
 
+    def _add_teams(self, seats, ranks, scores, faults) -> None:
+        """A team game: seat ``s`` plays for team ``s % teams``. Each bot counts once per
+        match (a bot playing both seats of its team is one player); teams of one bot each
+        are rated one against one, larger teams with TrueSkill's team model."""
+        members: list[list[int]] = [[] for _ in range(self.teams)]
+        for s, bot in enumerate(seats):
+            if all(seats[i] != bot for i in members[s % self.teams]):
+                members[s % self.teams].append(s)
+        team_rank = [min(ranks[s] for s in range(len(seats)) if s % self.teams == t)
+                     for t in range(self.teams)]
+        teams = [[self.table.setdefault(seats[s], Standing(seats[s])) for s in m]
+                 for m in members]
+        if all(len(t) == 1 for t in teams) and self.teams == 2:
+            self._rate_two(teams[0][0], teams[1][0], team_rank)
+        else:
+            env = self.env
+            rated = env.rate([tuple(env.create_rating(p.mu, p.sigma) for p in t) for t in teams],
+                             ranks=[r - 1 for r in team_rank])
+            for t, new in zip(teams, rated, strict=True):
+                for p, r in zip(t, new, strict=True):
+                    p.mu, p.sigma = r.mu, r.sigma
+        best = min(team_rank)
+        for t, m in enumerate(members):
+            for s in m:
+                p = self.table[seats[s]]
+                mine = [i for i in range(len(seats)) if seats[i] == seats[s]]
+                p.games += 1
+                p.total_score += scores[s]
+                own = [faults[i] for i in mine if faults[i]]
+                p.faults += bool([f for f in own if f != "suspended"])
+                p.suspended = p.suspended or "suspended" in own
+                if team_rank[t] != best:
+                    p.losses += 1
+                elif team_rank.count(best) == 1:
+                    p.wins += 1
+                else:
+                    p.draws += 1
+
     def _rate_two(self, a: Standing, b: Standing, ranks) -> None:
         """One against one: Herbrich, Minka & Graepel (2006), equations for two players."""
         if ranks[1] < ranks[0]:
@@ -108,10 +150,12 @@ class Rater:
         return sorted(self.table.values(), key=lambda s: (-s.score, s.bot))
 
 
-def rate(results, draw_probability: float = DEFAULT_DRAW_PROBABILITY) -> list[Standing]:
+def rate(results, draw_probability: float = DEFAULT_DRAW_PROBABILITY,
+         teams: int = 0) -> list[Standing]:
     """Standings from ``results``: an iterable of ``(seats, ranks, scores, faults)`` in
-    fixture order, where ``seats`` are bot names. Best first (by mu - 3 sigma, then name)."""
-    rater = Rater(draw_probability)
+    fixture order, where ``seats`` are bot names (``teams``: see ``Rater._add_teams``).
+    Best first (by mu - 3 sigma, then name)."""
+    rater = Rater(draw_probability, teams)
     for result in results:
         rater.add(*result)
     return rater.standings()

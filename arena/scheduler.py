@@ -3,12 +3,13 @@
 The schedule is a pure function of the season definition:
 
 * two players: every pair of bots each round; more players: every combination of that many
-  bots, unless there are more than ``MAX_GROUPS`` combinations - then each round the bots
+  bots (in a team game where each bot plays every seat of one team, ``teams`` bots), unless there are more than ``MAX_GROUPS`` combinations - then each round the bots
   are shuffled (seeded by the round) and seated table by table, each seat going to the bot
   that has met the table's bots least so far (the last table fills up from bots already
   seated), so every bot plays every round and every pair meets about equally often;
 * **duplicate deals**: each group plays one deal (one seed) in every cyclic rotation of its
-  seats, so the luck of the cards cancels out;
+  seats - in a team game, of its teams (the teams' cards swapped) - so the luck of the cards
+  cancels out;
 * deal seeds are SHA-256 of (root seed, round, group); fixture indices run in
   (round, group, rotation) order, and ratings are replayed in that order.
 
@@ -54,6 +55,19 @@ class SeasonDef:
     batch: int = 32  # fixtures per worker task; part of the definition (see module doc)
     limits: str = ""  # bot limits over the defaults, e.g. "move_s=0.5,memory_mb=512"
     suspend_after: int = 5  # consecutive faulty matches that suspend a bot (0: never)
+    teams: int = 0  # team game, one bot per team: seat s is played by the bot of team s % teams
+
+    @property
+    def group(self) -> int:
+        """Bots per match."""
+        return self.teams or self.players
+
+    def seating(self, group: tuple[str, ...], rotation: int) -> tuple[str, ...]:
+        """The bot in each seat for a group of bots, rotated ``rotation`` places."""
+        k = len(group)
+        if self.teams:
+            return tuple(group[(s % k + rotation) % k] for s in range(self.players))
+        return group[rotation:] + group[:rotation]
 
 
 @dataclass(frozen=True)
@@ -66,7 +80,7 @@ class Fixture:
 
 def round_groups(defn: SeasonDef) -> Iterator[list[tuple[str, ...]]]:
     """The groups of bots that meet, round by round."""
-    bots, n = list(defn.bots), defn.players
+    bots, n = list(defn.bots), defn.group
     if math.comb(len(bots), n) <= MAX_GROUPS:
         every = list(combinations(bots, n))
         for _ in range(defn.rounds):
@@ -93,7 +107,7 @@ def round_groups(defn: SeasonDef) -> Iterator[list[tuple[str, ...]]]:
 
 
 def fixture_count(defn: SeasonDef) -> int:
-    k, n = len(defn.bots), defn.players
+    k, n = len(defn.bots), defn.group
     per_round = math.comb(k, n) if math.comb(k, n) <= MAX_GROUPS else math.ceil(k / n)
     return defn.rounds * per_round * n
 
@@ -104,8 +118,8 @@ def fixtures(defn: SeasonDef) -> Iterator[Fixture]:
     for rnd, round_ in enumerate(round_groups(defn)):
         for g, group in enumerate(round_):
             seed = derive_seed(defn.seed, "deal", rnd, g)
-            for rot in range(defn.players):
-                yield Fixture(index, rnd, group[rot:] + group[:rot], seed)
+            for rot in range(defn.group):
+                yield Fixture(index, rnd, defn.seating(group, rot), seed)
                 index += 1
 
 
@@ -114,9 +128,11 @@ def validate(defn: SeasonDef, registry: Registry) -> None:
     game.check(defn.variant, defn.players)
     if len(set(defn.bots)) != len(defn.bots):
         raise ArenaError("each bot may appear once in a season")
-    if len(defn.bots) < defn.players:
-        raise ArenaError(f"{defn.players} seats need at least {defn.players} bots, "
-                         f"got {len(defn.bots)}")
+    if defn.teams and (defn.teams != game.teams or defn.players % defn.teams):
+        raise ArenaError(f"{game.name} is played by {game.teams or 'no'} teams")
+    if len(defn.bots) < defn.group:
+        what = f"{defn.teams} teams" if defn.teams else f"{defn.players} seats"
+        raise ArenaError(f"{what} need at least {defn.group} bots, got {len(defn.bots)}")
     if defn.rounds < 1:
         raise ArenaError("a season needs at least one round")
     if defn.batch < 1:

@@ -61,7 +61,8 @@ class Game:
     variants: dict[str, tuple[int, ...]] = {}
     default_variant: str = ""
     move_cap: int = 0
-    teams: bool = False
+    #: Number of teams (0: every seat for itself). Seat ``s`` plays for team ``s % teams``.
+    teams: int = 0
     description: str = ""
     #: TrueSkill's prior chance that two seats share a place (must be above 0).
     draw_probability: float = 0.05

@@ -557,7 +557,7 @@ class Tractor(Game):
     variants = {"match": (4,), "deal": (4,)}
     default_variant = "match"
     move_cap = MOVE_CAP
-    teams = True
+    teams = 2
     description = "four-player trick-taking team game with two decks (Shengji)"
     draw_probability = 0.01  # drawn only at the 60-deal cap with equal levels
     season_batch = 8
