@@ -3,8 +3,9 @@
 The schedule is a pure function of the season definition:
 
 * two players: every pair of bots each round; more players: every combination of that many
-  bots (in a team game where each bot plays every seat of one team, ``teams`` bots), unless there are more than ``MAX_GROUPS`` combinations - then each round the bots
-  are shuffled (seeded by the round) and seated table by table, each seat going to the bot
+  bots (in a team game where each bot plays every seat of one team, of ``teams`` bots),
+  unless there are more than ``MAX_GROUPS`` combinations - then each round the bots are
+  shuffled (seeded by the round) and seated table by table, each seat going to the bot
   that has met the table's bots least so far (the last table fills up from bots already
   seated), so every bot plays every round and every pair meets about equally often;
 * **duplicate deals**: each group plays one deal (one seed) in every cyclic rotation of its
