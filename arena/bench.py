@@ -27,8 +27,17 @@ def engine_games(game, variant: str, players: int, games: int, seed: int = 0) ->
             state.apply(legal[int(rnd() * len(legal))])
         moves += state.moves
     cpu = time.process_time() - start
+    longest, slowest = 0, 0.0  # a second pass, timing each legal list on its own
+    for g in range(max(1, games // 10)):
+        state = game.new_state(variant, players, seed + g)
+        while not state.over:
+            t = time.perf_counter()
+            legal = state.legal_actions()
+            slowest = max(slowest, time.perf_counter() - t)
+            longest = max(longest, len(legal))
+            state.apply(legal[int(rnd() * len(legal))])
     return {"games": games, "cpu_s": cpu, "games_per_s": games / cpu, "moves_per_game":
-            moves / games}
+            moves / games, "longest_legal": longest, "slowest_legal_us": slowest * 1e6}
 
 
 class _Random:

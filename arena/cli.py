@@ -124,7 +124,8 @@ def play(registry, game, bot_names, variant, seed, show, omniscient, as_json, li
 @cli.command()
 @click.pass_obj
 def demo(registry: Registry) -> None:
-    """One match of each Vändtia variant, then a short season of each and its leaderboard."""
+    """One match of each Vändtia variant, then a short season of each and of Tractor deals,
+    with their leaderboards."""
     import tempfile
 
     from .cli_league import run_demo_seasons
@@ -167,6 +168,8 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
         table.add_row(label, str(r["games"]), f"{r['cpu_s']:.2f}", f"{r['games_per_s']:,.0f}",
                       f"{r['moves_per_game']:.1f}")
     print_renderable(table)
+    click.echo(f"legal lists: longest {engine['longest_legal']} actions, slowest to build "
+               f"{engine['slowest_legal_us']:.0f} us (over {max(1, n // 10)} games)")
     rt = round_trip(entry, game, variant, players, min(20000, max(200, n * 10)), seed)
     click.echo(f"round trip per move, runner <-> sandboxed random bot: median "
                f"{rt['median_us']:.1f} us over {rt['moves']} moves (bare echo process, "

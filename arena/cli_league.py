@@ -213,10 +213,14 @@ def replay_command(registry, match_id, seat, omniscient, verify) -> None:
 
 
 def run_demo_seasons(registry, url: str) -> None:
-    """A short duplicate season of each Vändtia variant between the reference bots."""
+    """A short duplicate season of each Vändtia variant and of Tractor deals between the
+    reference bots."""
     engine = db.connect(url)
-    for variant in ("cardems", "swedish", "german"):
-        defn = SeasonDef(f"demo-{variant}", "vandtia", variant, 2, ("greedy", "random"), 20, 1)
+    seasons = [SeasonDef(f"demo-{variant}", "vandtia", variant, 2, ("greedy", "random"), 20, 1)
+               for variant in ("cardems", "swedish", "german")]
+    seasons.append(SeasonDef("demo-tractor", "tractor", "deal", 4, ("greedy", "random"), 10, 1,
+                             batch=8, teams=2))
+    for defn in seasons:
         row = league.create(engine, registry, defn)
         league.play(engine, registry, row, workers=2)
         _show_leaderboard(engine, registry, db.get_season(engine, row.name))

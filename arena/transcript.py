@@ -50,6 +50,8 @@ def render_transcript(match, events: list, omniscient: bool = False,
     names = match.players
     parts = [Text(f"{match.game} · {match.variant} · seed {match.seed} · "
                   + ", ".join(f"seat {i}: {n}" for i, n in enumerate(names)), style="bold")]
+    if match.game == "tractor":
+        return Group(*parts, *_tractor(events, names, omniscient, viewer), render_result(match))
     moves = Table(box=None, pad_edge=False, show_edge=False)
     for col in ("move", "seat", "stage", "cards", "what happens"):
         moves.add_column(col, justify="right" if col == "move" else "left")
@@ -86,6 +88,68 @@ def _deal_table(ev: dict, names: list[str], omniscient: bool, viewer: int | None
                     else f"{sum(c is not None for c in down)} hidden")
         table.add_row(f"{p} {name}", cards_text(ev["faceup"][p]), hand, facedown)
     return table
+
+
+def _tractor(events: list, names: list[str], omniscient: bool, viewer: int | None) -> list:
+    """Tractor: per deal its hands (hidden unless allowed), bidding, trump and kitty, the
+    bury, every trick with its winner and points, and the deal's result and levels."""
+    parts: list = []
+    rows = None
+    teams = ("team 0 (seats 0+2)", "team 1 (seats 1+3)")
+    for ev in events:
+        stage, seat = ev["stage"], ev.get("seat")
+        who = f"{seat} {names[seat]}" if seat is not None else ""
+        if stage == "deal":
+            if rows is not None:
+                parts.append(rows)
+            levels = ev["levels"]
+            parts.append(Text(f"deal {ev['deal']}: level rank {ev['level_rank']}, levels "
+                              f"{levels[0]}/{levels[1]}, bidding starts at seat "
+                              f"{ev['bidding_start']}", style="bold"))
+            hands = Table(box=None, show_edge=False)
+            hands.add_column("seat")
+            hands.add_column("hand")
+            for p, name in enumerate(names):
+                sees = omniscient or p == viewer
+                hands.add_row(f"{p} {name}", cards_text(ev["hands"][p]) if sees
+                              else f"{len(ev['hands'][p])} hidden")
+            hands.add_row("kitty", cards_text(ev["kitty"]) if omniscient else "8 hidden")
+            parts.append(hands)
+            rows = Table(box=None, pad_edge=False, show_edge=False)
+            for col in ("move", "seat", "stage", "cards", "what happens"):
+                rows.add_column(col, justify="right" if col == "move" else "left")
+            continue
+        if stage == "bid":
+            rows.add_row(str(ev["move"]), who, "bid", cards_text(ev.get("cards", [])),
+                         "declares" if ev["action"] == "declare" else "passes")
+        elif stage == "trump":
+            sees = omniscient or viewer == ev["dealer"] or ev["kitty_public"]
+            what = (f"kitty turned up: {cards_text(ev['kitty'])}; " if ev["kitty_public"]
+                    else f"takes the kitty: {cards_text(ev['kitty']) if sees else '8 cards'}; ")
+            trump = "no trump" if ev["trump"] == "none" else SUIT_SYMBOLS[ev["trump"]]
+            rows.add_row("", who, "trump", trump,
+                         what + f"seat {ev['dealer']} deals, level rank {ev['level_rank']}")
+        elif stage == "bury":
+            sees = omniscient or viewer == seat
+            rows.add_row(str(ev["move"]), who, "bury",
+                         cards_text(ev["cards"]) if sees else "8 cards", "")
+        elif stage == "play":
+            what = ""
+            if "winner" in ev:
+                w = ev["winner"]
+                what = f"seat {w} ({names[w]}) wins the trick, {ev['points']} points"
+                if ev.get("kitty_bonus"):
+                    what += f"; last trick: kitty {ev['kitty_bonus']} points to the attackers"
+            rows.add_row(str(ev["move"]), who, "play", cards_text(ev["cards"]), what)
+        elif stage == "score":
+            up = (f"{teams[ev['team']]} +{ev['up']}" if ev["up"]
+                  else f"{teams[ev['team']]} takes control")
+            rows.add_row("", "", "result", cards_text(ev["buried"]),
+                         f"buried cards shown; attackers {ev['points']} points; {up}; "
+                         f"levels {ev['levels'][0]}/{ev['levels'][1]}")
+    if rows is not None:
+        parts.append(rows)
+    return parts
 
 
 def render_result(match) -> Table:

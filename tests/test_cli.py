@@ -95,6 +95,7 @@ def test_demo_plays_a_match_and_a_season_per_variant():
     out = arena("demo").stdout
     for variant in ("cardems", "swedish", "german"):
         assert f"demo-{variant}: vandtia {variant}" in out and "40/40 matches (done)" in out
+    assert "demo-tractor: tractor deal, 4 players, 20/20 matches (done)" in out
     assert out.count("result:") == 3
 
 

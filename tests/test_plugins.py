@@ -158,7 +158,7 @@ def test_unknown_names_are_user_errors(registry):
     with pytest.raises(UnknownBot, match="unknown bot 'nobody'"):
         registry.bot("nobody", "vandtia")
     with pytest.raises(UnknownBot, match="does not play tractor"):
-        registry.bot("greedy", "tractor")
+        registry.bot("lowball", "tractor")
 
 
 def test_bots_dirs_from_the_environment():
