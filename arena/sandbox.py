@@ -122,7 +122,8 @@ def bubblewrap(folder: str, read: list[str]) -> list[str]:
         raise ArenaError("strict=1 needs bubblewrap (apt install bubblewrap)")
     return [bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/",
             "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-            *[a for p in read if os.path.exists(p) for a in ("--ro-bind", p, p)],
+            *[a for p in [*read, sys.prefix, sys.exec_prefix, os.path.dirname(sys.executable)]
+              if os.path.exists(p) for a in ("--ro-bind", p, p)],
             "--bind", folder, folder, "--chdir", folder, "--"]
 
 
