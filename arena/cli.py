@@ -24,10 +24,12 @@ from .plugins import Registry, bots_dirs_from_env
 from .referee import play_match, replay
 from .transcript import print_renderable, render_result, render_transcript
 
-DEMO = [  # (variant, bots, seed): one match per Vändtia variant with the reference bots
-    ("cardems", ["greedy", "random"], 7),
-    ("swedish", ["greedy", "random", "random"], 7),
-    ("german", ["greedy", "random", "greedy", "random"], 7),
+DEMO = [  # (game, variant, bots, seed): one match per game and variant, reference bots
+    ("vandtia", "cardems", ["greedy", "random"], 7),
+    ("vandtia", "swedish", ["greedy", "random", "random"], 7),
+    ("vandtia", "german", ["greedy", "random", "greedy", "random"], 7),
+    ("tractor", "deal", ["greedy", "random"], 7),
+    ("cherki", "standard", ["greedy", "random", "random"], 7),
 ]
 
 
@@ -124,14 +126,15 @@ def play(registry, game, bot_names, variant, seed, show, omniscient, as_json, li
 @cli.command()
 @click.pass_obj
 def demo(registry: Registry) -> None:
-    """One match of each Vändtia variant, then a short season of each and of Tractor deals,
-    with their leaderboards."""
+    """One match of each game and variant with the reference bots, then short seasons and
+    their leaderboards."""
     import tempfile
 
     from .cli_league import run_demo_seasons
 
-    for variant, bot_names, seed in DEMO:
-        _play(registry, "vandtia", variant, bot_names, seed, False, False, False)
+    for game, variant, bot_names, seed in DEMO:
+        click.echo(f"{game} {variant}: {' vs '.join(bot_names)}, seed {seed}")
+        _play(registry, game, variant, bot_names, seed, False, False, False)
     with tempfile.TemporaryDirectory() as tmp:
         run_demo_seasons(registry, f"sqlite:///{tmp}/demo.db")
 

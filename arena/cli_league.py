@@ -89,7 +89,7 @@ def season_run(registry, game, variant, players, bots, rounds, seed, name, worke
     seed = secrets.randbelow(2**31) if seed is None else seed
     defn = SeasonDef(name or f"{game}-{variant}-{seed}", game, variant, players, _bots(bots),
                      rounds, seed, batch or g.season_batch, limits, suspend_after,
-                     0 if mixed_teams else g.teams)
+                     0 if mixed_teams else g.teams, g.seatings == "all")
     engine = _engine(registry)
     row = league.create(engine, registry, defn)
     click.echo(f"season {row.name}: {row.fixtures} matches, seed {seed}", err=True)
@@ -214,12 +214,16 @@ def replay_command(registry, match_id, seat, omniscient, verify) -> None:
 
 def run_demo_seasons(registry, url: str) -> None:
     """A short duplicate season of each Vändtia variant and of Tractor deals between the
-    reference bots."""
+    reference bots (and of Cherki when three bots play it)."""
     engine = db.connect(url)
     seasons = [SeasonDef(f"demo-{variant}", "vandtia", variant, 2, ("greedy", "random"), 20, 1)
                for variant in ("cardems", "swedish", "german")]
     seasons.append(SeasonDef("demo-tractor", "tractor", "deal", 4, ("greedy", "random"), 10, 1,
                              batch=8, teams=2))
+    cherki = tuple(name for name, games in registry.bots().items() if "cherki" in games)
+    if len(cherki) >= 3:  # three seats, three different bots (a plugin may add the third)
+        seasons.append(SeasonDef("demo-cherki", "cherki", "standard", 3, cherki[:3], 10, 1,
+                                 every_seating=True))
     for defn in seasons:
         row = league.create(engine, registry, defn)
         league.play(engine, registry, row, workers=2)

@@ -185,7 +185,8 @@ def create_season(engine, defn, bots: list[BotRow], fixtures: int) -> SeasonRow:
                         options=dumps({"code_hashes": hashes, "batch": defn.batch,
                                        "limits": defn.limits,
                                        "suspend_after": defn.suspend_after,
-                                       "teams": defn.teams}),
+                                       "teams": defn.teams,
+                                       "every_seating": defn.every_seating}),
                         fixtures=fixtures)
         session.add(row)
         session.commit()

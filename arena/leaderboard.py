@@ -12,14 +12,15 @@ import json
 from rich.table import Table
 
 FIELDS = ["rank", "bot", "mu", "sigma", "score", "games", "wins", "draws", "losses",
-          "win_rate", "mean_score", "faults", "suspended"]
+          "win_rate", "mean_score", "total_score", "faults", "suspended"]
 
 
 def rows(standings) -> list[dict]:
     return [{"rank": i, "bot": s.bot, "mu": round(s.mu, 6), "sigma": round(s.sigma, 6),
              "score": round(s.score, 6), "games": s.games, "wins": s.wins, "draws": s.draws,
              "losses": s.losses, "win_rate": round(s.win_rate, 6),
-             "mean_score": round(s.mean_score, 6), "faults": s.faults,
+             "mean_score": round(s.mean_score, 6), "total_score": round(s.total_score, 6),
+             "faults": s.faults,
              "suspended": s.suspended}
             for i, s in enumerate(standings, 1)]
 

@@ -26,7 +26,7 @@ from .errors import PluginError, UnknownBot, UnknownGame
 
 GAME_GROUP = "arena"
 BOT_GROUP = "arena.bots"
-DEFAULT_GAME_PLUGINS = ("arena.games.vandtia", "arena.games.tractor")
+DEFAULT_GAME_PLUGINS = ("arena.games.vandtia", "arena.games.tractor", "arena.games.cherki")
 BOT_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 
 

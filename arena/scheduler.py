@@ -9,8 +9,8 @@ The schedule is a pure function of the season definition:
   that has met the table's bots least so far (the last table fills up from bots already
   seated), so every bot plays every round and every pair meets about equally often;
 * **duplicate deals**: each group plays one deal (one seed) in every cyclic rotation of its
-  seats - in a team game, of its teams (the teams' cards swapped) - so the luck of the cards
-  cancels out;
+  seats - in a team game, of its teams (the teams' cards swapped); where the game asks for
+  it, in every permutation - so the luck of the cards cancels out;
 * deal seeds are SHA-256 of (root seed, round, group); fixture indices run in
   (round, group, rotation) order, and ratings are replayed in that order.
 
@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, wait
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import combinations, groupby
+from itertools import combinations, groupby, islice, permutations
 
 from .bot import make_bot
 from .cards import derive_seed
@@ -57,14 +57,23 @@ class SeasonDef:
     limits: str = ""  # bot limits over the defaults, e.g. "move_s=0.5,memory_mb=512"
     suspend_after: int = 5  # consecutive faulty matches that suspend a bot (0: never)
     teams: int = 0  # team game, one bot per team: seat s is played by the bot of team s % teams
+    every_seating: bool = False  # duplicates in every permutation of seats, not rotations
 
     @property
     def group(self) -> int:
         """Bots per match."""
         return self.teams or self.players
 
+    @property
+    def seatings(self) -> int:
+        """Fixtures per group and deal."""
+        return math.factorial(self.group) if self.every_seating else self.group
+
     def seating(self, group: tuple[str, ...], rotation: int) -> tuple[str, ...]:
-        """The bot in each seat for a group of bots, rotated ``rotation`` places."""
+        """The bot in each seat for a group of bots, rotated ``rotation`` places (or its
+        ``rotation``-th permutation)."""
+        if self.every_seating:
+            return next(islice(permutations(group), rotation, None))
         k = len(group)
         if self.teams:
             return tuple(group[(s % k + rotation) % k] for s in range(self.players))
@@ -110,7 +119,7 @@ def round_groups(defn: SeasonDef) -> Iterator[list[tuple[str, ...]]]:
 def fixture_count(defn: SeasonDef) -> int:
     k, n = len(defn.bots), defn.group
     per_round = math.comb(k, n) if math.comb(k, n) <= MAX_GROUPS else math.ceil(k / n)
-    return defn.rounds * per_round * n
+    return defn.rounds * per_round * defn.seatings
 
 
 def fixtures(defn: SeasonDef) -> Iterator[Fixture]:
@@ -119,7 +128,7 @@ def fixtures(defn: SeasonDef) -> Iterator[Fixture]:
     for rnd, round_ in enumerate(round_groups(defn)):
         for g, group in enumerate(round_):
             seed = derive_seed(defn.seed, "deal", rnd, g)
-            for rot in range(defn.group):
+            for rot in range(defn.seatings):
                 yield Fixture(index, rnd, defn.seating(group, rot), seed)
                 index += 1
 

@@ -52,6 +52,8 @@ def render_transcript(match, events: list, omniscient: bool = False,
                   + ", ".join(f"seat {i}: {n}" for i, n in enumerate(names)), style="bold")]
     if match.game == "tractor":
         return Group(*parts, *_tractor(events, names, omniscient, viewer), render_result(match))
+    if match.game == "cherki":
+        return Group(*parts, *_cherki(events, names, omniscient, viewer), render_result(match))
     moves = Table(box=None, pad_edge=False, show_edge=False)
     for col in ("move", "seat", "stage", "cards", "what happens"):
         moves.add_column(col, justify="right" if col == "move" else "left")
@@ -149,6 +151,43 @@ def _tractor(events: list, names: list[str], omniscient: bool, viewer: int | Non
                          f"levels {ev['levels'][0]}/{ev['levels'][1]}")
     if rows is not None:
         parts.append(rows)
+    return parts
+
+
+def _cherki(events: list, names: list[str], omniscient: bool, viewer: int | None) -> list:
+    """Cherki: the hands (hidden unless allowed), each turn's draw or take and discard,
+    calls, and the winning hand. A drawn card is private: shown only to its drawer."""
+    parts: list = []
+    rows = Table(box=None, pad_edge=False, show_edge=False)
+    for col in ("move", "seat", "does", "card", "what happens"):
+        rows.add_column(col, justify="right" if col == "move" else "left")
+    for ev in events:
+        stage, seat = ev["stage"], ev.get("seat")
+        who = f"{seat} {names[seat]}" if seat is not None else ""
+        if stage == "deal":
+            parts.append(Text(f"deal (dealer: seat {ev['dealer']})", style="bold"))
+            hands = Table(box=None, show_edge=False)
+            hands.add_column("seat")
+            hands.add_column("hand")
+            for p, name in enumerate(names):
+                sees = omniscient or p == viewer
+                hands.add_row(f"{p} {name}", " ".join(ev["hands"][p]) if sees else "8 hidden")
+            parts.append(hands)
+        elif stage == "call":
+            rows.add_row(str(ev["move"]), who, "calls", "", f"Cherki, waiting for a {ev['pair']}")
+        elif stage in ("draw", "take"):
+            sees = stage == "take" or omniscient or viewer == seat
+            rows.add_row(str(ev["move"]), who, stage + "s", ev["card"] if sees else "?", "")
+        elif stage == "discard":
+            call = f"calls Cherki, waiting for a {ev['call']}" if "call" in ev else ""
+            rows.add_row(str(ev["move"]), who, "discards", ev["card"], call)
+        elif stage == "end":
+            what = {"win": f"wins with {' '.join(ev.get('hand', []))}",
+                    "stock": "the stock is out: a drawn deal",
+                    "cap": "the move cap: a drawn deal"}[ev["reason"]]
+            rows.add_row("", who, "", "", what + "; settlement " + " ".join(
+                f"{x:+d}" for x in ev["scores"]))
+    parts.append(rows)
     return parts
 
 

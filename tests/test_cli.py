@@ -96,7 +96,7 @@ def test_demo_plays_a_match_and_a_season_per_variant():
     for variant in ("cardems", "swedish", "german"):
         assert f"demo-{variant}: vandtia {variant}" in out and "40/40 matches (done)" in out
     assert "demo-tractor: tractor deal, 4 players, 20/20 matches (done)" in out
-    assert out.count("result:") == 3
+    assert out.count("result:") == 5 and "cherki standard: greedy vs random vs random" in out
 
 
 def test_bench_reports_games_per_second_and_a_seasons_overhead():

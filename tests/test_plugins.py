@@ -68,7 +68,7 @@ def test_no_bot_code_runs_in_the_runners_process(tmp_path):
 
 def test_built_in_games_and_bots_come_through_the_hooks_and_entry_points():
     registry = Registry()
-    assert list(registry.games()) == ["tractor", "vandtia"]
+    assert list(registry.games()) == ["cherki", "tractor", "vandtia"]
     assert {"random", "greedy"} <= set(registry.bots())
     assert registry.bot("random", "vandtia").source.startswith("arena ")
     assert Registry(entry_points=False).bots() == {}, "reference bots are entry points too"
@@ -149,7 +149,8 @@ def test_a_game_plugin_registers_through_register_games():
         def register_games(self, register):
             register(Mini())
 
-    assert list(Registry(plugins=[GamePlugin()]).games()) == ["mini", "tractor", "vandtia"]
+    assert list(Registry(plugins=[GamePlugin()]).games()) == ["cherki", "mini", "tractor",
+                                                            "vandtia"]
 
 
 def test_unknown_names_are_user_errors(registry):

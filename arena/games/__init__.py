@@ -69,6 +69,9 @@ class Game:
     #: Fixtures per batch sent to a worker: enough to hide the per-task cost of the
     #: executor, few enough that progress stays smooth and a killed season loses little.
     season_batch: int = 32
+    #: Duplicate deals go through the cyclic ``"rotations"`` of a group's seats, or through
+    #: ``"all"`` its seatings (every permutation).
+    seatings: str = "rotations"
 
     def check(self, variant: str | None, players: int | None = None) -> str:
         """The variant to use; GameError for an unknown variant or player count."""

@@ -1,0 +1,340 @@
+"""Cherki: three players, 120 money-suited cards, two triples and a pair (rules: cherki.md).
+
+Faces 0-29: numerals ``1C``-``9C`` (coins), ``1S``-``9S`` (strings), ``1M``-``9M`` (myriads),
+then the honours ``WF`` (White Flower), ``RF`` (Red Flower) and ``OT`` (Old Thousand); each
+face four times. A card's *kind* is its value: the number of a numeral (``"1"``-``"9"``,
+whatever the suit), or the honour itself. Actions are short strings:
+
+====================  ========================================================================
+``call 7``            call Cherki before drawing, locking the pair of kind ``7`` (the triples
+                      are the other six cards)
+``draw`` / ``take``   the top stock card / the top discard
+``discard 7C``        discard a card (back to 8)
+``discard 7C call 3`` discard and call with the hand left, its pair of kind ``3``
+====================  ========================================================================
+
+Observation of a seat: ``seat``, ``players`` (3), ``dealer``, ``phase`` (``turn``: may call,
+draw or take; ``discard``: holds nine; ``over``), ``to_move``, ``move``, ``hand`` (own
+cards), ``called`` (per seat, true once it called), ``locked`` (own locked pair kind, or
+null), ``pile`` (the discards still there, top last), ``discards`` and ``takes`` (every one,
+in order, with the seat), ``draws`` (per seat), ``stock`` (a count), ``winner`` and
+``winning_hand`` once won, and ``legal``.
+
+Choices where the rules page is silent (each has a test):
+
+* Dealing: two cards at a time from the top of the shuffled double deck, left of the dealer
+  first; the stock is the rest, its top the next card.
+* A call names only the pair's kind: the two triples are then the rest of the hand.
+* A called player may still choose *which* card to take or draw: ``take`` is offered only
+  when the top discard has the locked pair's kind; after any other card, ``discard X`` (that
+  very card) is its only action.
+* The drawn deal at the cap also holds when the cap falls in the middle of a turn.
+"""
+
+from __future__ import annotations
+
+import random
+
+from .. import cards as C
+from ..errors import GameError, IllegalAction
+from ..hookspecs import hookimpl
+from . import Game, Result
+
+SUITS = "CSM"
+FACE_NAMES = [f"{n}{s}" for s in SUITS for n in range(1, 10)] + ["WF", "RF", "OT"]
+FACES = {name: f for f, name in enumerate(FACE_NAMES)}
+KIND = [f % 9 if f < 27 else f - 18 for f in range(30)]  # numerals 0-8, honours 9-11
+KIND_NAMES = [str(k + 1) for k in range(9)] + ["WF", "RF", "OT"]
+KINDS = {name: k for k, name in enumerate(KIND_NAMES)}
+VALUE = [f % 9 + 1 if f < 27 else 1 for f in range(30)]
+MOVE_CAP = 250
+
+
+def face(name: str) -> int:
+    try:
+        return FACES[name.upper()]
+    except (KeyError, AttributeError):
+        raise GameError(f"not a Cherki card: {name!r}") from None
+
+
+DISCARD = [f"discard {n}" for n in FACE_NAMES]
+DISCARD_CALL = [[f"discard {n} call {k}" for k in KIND_NAMES] for n in FACE_NAMES]
+CALL = [f"call {k}" for k in KIND_NAMES]
+
+
+def ready_pairs(kinds: list[int]) -> tuple[int, ...]:
+    """The pair kinds of every split of an 8-card hand (kind counts) into two triples and a
+    pair; empty when the hand is not ready.
+
+    Taking the pair out must leave every count a multiple of three, so the counts mod 3 are
+    0 everywhere but at the pair's kind, where they are 2: the split, if any, is unique."""
+    rs = [n % 3 for n in kinds]
+    if rs.count(2) == 1 and 1 not in rs:
+        return (rs.index(2),)
+    return ()
+
+
+def discard_calls(kinds: list[int]) -> dict[int, tuple[int, ...]]:
+    """For a 9-card hand (kind counts): the kinds whose discard leaves a ready hand, each
+    with the pair kind it could call. By the same counting mod 3: either every count is a
+    multiple of three (discard and pair from one kind holding three or more), or exactly one
+    kind is 1 mod 3 (the discard) and one is 2 mod 3 (the pair)."""
+    rs = [n % 3 for n in kinds]
+    ones, twos = rs.count(1), rs.count(2)
+    if ones == 1 and twos == 1:
+        return {rs.index(1): (rs.index(2),)}
+    if not ones and not twos:
+        return {k: (k,) for k, n in enumerate(kinds) if n >= 3}
+    return _NONE
+
+
+_NONE: dict[int, tuple[int, ...]] = {}
+
+
+class CherkiState:
+    """One deal of Cherki. Build it with :class:`Cherki`."""
+
+    def __init__(self, hands: list[list[int]], stock: list[int], dealer: int,
+                 record: bool = False):
+        self.n = 3
+        self.dealer = dealer
+        self.hands = [[0] * 30 for _ in range(3)]
+        self.kinds = [[0] * 12 for _ in range(3)]
+        for p, cards in enumerate(hands):
+            for f in cards:
+                self.hands[p][f] += 1
+                self.kinds[p][KIND[f]] += 1
+        self.stock = list(stock)  # top is the last element
+        self.pile: list[int] = []
+        self.discards: list[dict] = []
+        self.takes: list[dict] = []
+        self.draws = [0, 0, 0]
+        self.locked: list[int | None] = [None, None, None]
+        self.to_move = (dealer + 1) % 3
+        self.phase = "turn"
+        self.last_drawn: int | None = None
+        self.forced: int | None = None  # a caller must discard this card
+        self.stock_out = False
+        self.moves = 0
+        self.over = False
+        self.reason: str | None = None
+        self.winner: int | None = None
+        self.winning_hand: list[int] | None = None
+        self._ranks: list[int] | None = None
+        self._scores: list[int] | None = None
+        self._legal: tuple | None = None
+        self.events: list | None = [] if record else None
+
+    def is_over(self) -> bool:
+        return self.over
+
+    def hand_list(self, p: int) -> list[int]:
+        return [f for f in range(30) for _ in range(self.hands[p][f])]
+
+    # -- legal actions --------------------------------------------------------------------
+
+    def legal_actions(self) -> tuple:
+        if self._legal is None:
+            self._legal = () if self.over else tuple(
+                self._turn() if self.phase == "turn" else self._discards())
+        return self._legal
+
+    def _turn(self) -> list[str]:
+        p = self.to_move
+        out = []
+        if self.locked[p] is None:
+            out += [CALL[k] for k in ready_pairs(self.kinds[p])]
+        if self.stock:
+            out.append("draw")
+        if self.pile and (self.locked[p] is None or KIND[self.pile[-1]] == self.locked[p]):
+            out.append("take")
+        return out
+
+    def _discards(self) -> list[str]:
+        p = self.to_move
+        if self.forced is not None:
+            return [DISCARD[self.forced]]
+        hand = self.hands[p]
+        calls = discard_calls(self.kinds[p])
+        if not calls:
+            return [DISCARD[f] for f in range(30) if hand[f]]
+        out = []
+        for f in range(30):
+            if hand[f]:
+                out.append(DISCARD[f])
+                if KIND[f] in calls:
+                    out += [DISCARD_CALL[f][c] for c in calls[KIND[f]]]
+        return out
+
+    # -- moves ----------------------------------------------------------------------------
+
+    def apply(self, action: str) -> None:
+        if action not in self.legal_actions():
+            raise IllegalAction(f"{action!r} is not legal here")
+        self._legal = None
+        p = self.to_move
+        self.moves += 1
+        if action == "draw" or action == "take":
+            self._pick_up(p, action)
+        elif action[0] == "d":
+            words = action.split()
+            self._discard(p, FACES[words[1]], KINDS[words[3]] if len(words) == 4 else None)
+        else:
+            self._call(p, KINDS[action[5:]])
+        if not self.over and self.moves >= MOVE_CAP:
+            self._end(None, "cap")
+
+    def _call(self, p: int, pair: int) -> None:
+        self.locked[p] = pair
+        self._event(p, "call", pair=KIND_NAMES[pair])
+
+    def _pick_up(self, p: int, how: str) -> None:
+        if how == "draw":
+            f = self.stock.pop()
+            self.draws[p] += 1
+            self.stock_out = not self.stock
+        else:
+            f = self.pile.pop()
+            self.takes.append((p, f))
+        self.hands[p][f] += 1
+        self.kinds[p][KIND[f]] += 1
+        self.last_drawn = f
+        if self.events is not None:
+            self._event(p, how, card=FACE_NAMES[f])
+        if self.locked[p] is not None:
+            if KIND[f] == self.locked[p]:
+                self.winning_hand = self.hand_list(p)
+                self._end(p, "win")
+                return
+            self.forced = f
+        self.phase = "discard"
+
+    def _discard(self, p: int, f: int, call: int | None) -> None:
+        self.hands[p][f] -= 1
+        self.kinds[p][KIND[f]] -= 1
+        self.pile.append(f)
+        self.discards.append((p, f))
+        self.forced = None
+        if call is not None:
+            self.locked[p] = call
+        if self.events is not None:
+            self._event(p, "discard", card=FACE_NAMES[f],
+                        call=KIND_NAMES[call] if call is not None else None)
+        if self.stock_out:
+            self._end(None, "stock")
+            return
+        self.phase = "turn"
+        self.to_move = (p + 1) % 3
+
+    def _end(self, winner: int | None, reason: str) -> None:
+        self.winner, self.reason, self.over = winner, reason, True
+        if winner is None:
+            self._ranks, self._scores = [1, 1, 1], [0, 0, 0]
+        else:
+            t = sum(VALUE[f] for f in self.winning_hand)
+            self._ranks = [1 if p == winner else 2 for p in range(3)]
+            self._scores = [2 * t if p == winner else -t for p in range(3)]
+        self.to_move, self.phase, self._legal = None, "over", None
+        self._event(winner, "end", reason=reason, scores=list(self._scores),
+                    hand=[FACE_NAMES[f] for f in self.winning_hand or []] or None)
+
+    def forfeit(self, seat: int) -> None:
+        """End now with ``seat`` last: the other two share first place, nothing is paid."""
+        if not self.over:
+            self._ranks = [3 if p == seat else 1 for p in range(3)]
+            self._scores = [0, 0, 0]
+            self.over, self.reason, self.to_move, self.phase = True, "forfeit", None, "over"
+            self._legal = None
+
+    def result(self) -> Result:
+        if not self.over:
+            raise ValueError("the game is not over")
+        return Result(ranks=list(self._ranks), scores=list(self._scores), reason=self.reason,
+                      moves=self.moves)
+
+    # -- what a seat knows ----------------------------------------------------------------
+
+    def observation(self, seat: int) -> dict:
+        return {
+            "game": "cherki", "seat": seat, "players": 3, "dealer": self.dealer,
+            "phase": self.phase, "to_move": self.to_move, "move": self.moves,
+            "hand": [FACE_NAMES[f] for f in self.hand_list(seat)],
+            "called": [lock is not None for lock in self.locked],
+            "locked": KIND_NAMES[self.locked[seat]] if self.locked[seat] is not None else None,
+            "pile": [FACE_NAMES[f] for f in self.pile],
+            "discards": [{"seat": p, "card": FACE_NAMES[f]} for p, f in self.discards],
+            "takes": [{"seat": p, "card": FACE_NAMES[f]} for p, f in self.takes],
+            "draws": list(self.draws), "stock": len(self.stock),
+            "winner": self.winner,
+            "winning_hand": ([FACE_NAMES[f] for f in self.winning_hand]
+                             if self.winning_hand else None),
+            "legal": list(self.legal_actions()) if seat == self.to_move else [],
+        }
+
+    def all_faces(self) -> list[int]:
+        return [f for p in range(3) for f in self.hand_list(p)] + self.stock + self.pile
+
+    def _event(self, seat, stage: str, **info) -> None:
+        if self.events is not None:
+            self.events.append({"move": self.moves, "seat": seat, "stage": stage,
+                                **{k: v for k, v in info.items() if v is not None}})
+
+
+class Cherki(Game):
+    """Factory and metadata for Cherki."""
+
+    name = "cherki"
+    title = "Cherki"
+    variants = {"standard": (3,)}
+    default_variant = "standard"
+    move_cap = MOVE_CAP
+    description = "three-player draw-and-discard game with money-suited cards"
+    draw_probability = 0.3  # a deal with no winner ranks all three equal
+    season_batch = 64
+    seatings = "all"  # duplicate deals go through all six seatings of three bots
+
+    def new_state(self, variant: str, players: int, seed: int,
+                  record: bool = False) -> CherkiState:
+        self.check(variant, players)
+        rng = random.Random(C.derive_seed(seed, "deal"))
+        dealer = rng.randrange(3)
+        deck = [f for f in range(30) for _ in range(4)]
+        rng.shuffle(deck)
+        hands: list[list[int]] = [[], [], []]
+        top = 0
+        for _ in range(4):
+            for i in range(3):
+                hands[(dealer + 1 + i) % 3] += deck[top:top + 2]
+                top += 2
+        state = CherkiState(hands, deck[top:][::-1], dealer, record)
+        state._event(None, "deal", dealer=dealer,
+                     hands=[[FACE_NAMES[f] for f in state.hand_list(p)] for p in range(3)])
+        return state
+
+    def from_deal(self, variant: str, deal: dict, record: bool = False) -> CherkiState:
+        """A state from an explicit deal: ``hands`` (three lists of 8 names), ``stock``
+        (names, top first), optional ``pile`` (bottom first) and ``dealer`` (default 0).
+        No card may appear more than four times."""
+        self.check(variant, 3)
+        if not isinstance(deal, dict) or not isinstance(deal.get("hands"), list) \
+                or len(deal["hands"]) != 3:
+            raise GameError("a Cherki deal is an object with three 'hands'")
+        hands = [[face(n) for n in h] for h in deal["hands"]]
+        if any(len(h) != 8 for h in hands):
+            raise GameError("a Cherki hand holds 8 cards")
+        stock = [face(n) for n in deal.get("stock", [])]
+        pile = [face(n) for n in deal.get("pile", [])]
+        everything = [f for h in hands for f in h] + stock + pile
+        if any(everything.count(f) > 4 for f in range(30)):
+            raise GameError("a Cherki deal holds no card more than four times")
+        state = CherkiState(hands, stock[::-1], deal.get("dealer", 0), record)
+        state.pile = pile
+        return state
+
+
+GAME = Cherki()
+
+
+@hookimpl
+def register_games(register):
+    register(GAME)
