@@ -15,7 +15,7 @@ from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
 
-from sqlalchemy import UniqueConstraint, event, insert
+from sqlalchemy import BigInteger, UniqueConstraint, event, insert
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Field, Session, SQLModel, create_engine, func, select
 
@@ -55,7 +55,7 @@ class SeasonRow(SQLModel, table=True):
     players: int
     bots: str  # JSON list of names
     rounds: int
-    seed: int
+    seed: int = Field(sa_type=BigInteger)
     options: str = "{}"  # JSON object
     fixtures: int = 0
     status: str = "running"  # running, done
@@ -69,7 +69,7 @@ class MatchRow(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     season_id: int = Field(foreign_key="seasons.id", index=True)
     fixture: int
-    seed: int
+    seed: int = Field(sa_type=BigInteger)  # 63-bit deal seeds
     seats: str  # JSON list of bot names, seat order
     status: str = "done"
     reason: str
@@ -134,23 +134,25 @@ def connect(url: str | None = None):
         engine = create_engine(url)
         if engine.dialect.name == "sqlite":
             event.listen(engine, "connect", _sqlite_pragmas)
-        SQLModel.metadata.create_all(engine)
-        with Session(engine) as session:
-            info = session.exec(select(SchemaInfo)).first()
-            if info is None:
-                session.add(SchemaInfo(version=SCHEMA_VERSION))
+        with engine.begin() as conn:  # one transaction: a schema is made or migrated once
+            if engine.dialect.name == "postgresql":  # ... even by runners starting together
+                conn.exec_driver_sql("SELECT pg_advisory_xact_lock(727274)")
+            SQLModel.metadata.create_all(conn)
+            version = conn.execute(select(SchemaInfo.version)).scalar()
+            if version is None:
+                conn.execute(insert(SchemaInfo).values(version=SCHEMA_VERSION))
+            elif version > SCHEMA_VERSION:
+                raise ArenaError(f"database {url} has a newer schema ({version})")
             else:
-                for version, migrate in MIGRATIONS:
-                    if version > info.version:
-                        migrate(session.connection())
-                        info.version = version
-                if info.version > SCHEMA_VERSION:
-                    raise ArenaError(f"database {url} has a newer schema ({info.version})")
-            session.commit()
+                for step, migrate in MIGRATIONS:
+                    if step > version:
+                        migrate(conn)
+                        conn.execute(SchemaInfo.__table__.update().values(version=step))
         return engine
     except ImportError as e:
+        hint = "arena[postgres]" if e.name == "psycopg" else e.name
         raise ArenaError(f"cannot use database {url}: its driver {e.name} is not installed "
-                         f"(pip install {e.name})") from None
+                         f"(pip install '{hint}')") from None
     except (SQLAlchemyError, OSError) as e:
         raise ArenaError(f"cannot use database {url}: {_first_line(e)}") from None
 

@@ -362,3 +362,20 @@ def test_pool_workers_are_pinned_one_to_a_cpu():
     finally:
         pool.shutdown()
     assert pins == {(cpu,) for cpu in cpus}
+
+
+def test_a_schema_1_database_is_migrated_in_place(tmp_path, registry):
+    path = tmp_path / "old.db"
+    engine = db.connect(f"sqlite:///{path}")
+    _season(engine, registry, rounds=1)
+    engine.dispose()
+    with sqlite3.connect(path) as conn:  # the tables as schema 1 had them
+        conn.execute("ALTER TABLE seat_results DROP COLUMN log")
+        conn.execute("ALTER TABLE ratings DROP COLUMN suspended")
+        conn.execute("UPDATE arena_schema SET version = 1")
+    engine = db.connect(f"sqlite:///{path}")
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT version FROM arena_schema").fetchall() == [(2,)]
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(ratings)")}
+    assert "suspended" in columns
+    assert len(db.stored_ratings(engine, "vandtia/cardems/2", None)) == 3
