@@ -29,7 +29,7 @@ def _bots(value: str) -> tuple[str, ...]:
     return tuple(b.strip() for b in value.split(",") if b.strip())
 
 
-def _run(engine, registry, row, workers, quiet=False) -> None:
+def _run(engine, registry, row, pool, quiet=False) -> None:
     done_before = len(db.stored_fixtures(engine, row.id))
     progress = Progress(TextColumn(f"season {row.name}"), BarColumn(), MofNCompleteColumn(),
                         TimeRemainingColumn(), console=Console(stderr=True))
@@ -47,7 +47,8 @@ def _run(engine, registry, row, workers, quiet=False) -> None:
                         rater.standings()[:5], f"top of the table after {rater.next} matches")))
 
             try:
-                league.play(engine, registry, row, workers=workers, on_batch=on_batch)
+                league.play(engine, registry, row, executor=pool, on_batch=on_batch,
+                            own_executor=True)
             finally:
                 live.update(Group(progress))
     finally:
@@ -69,6 +70,9 @@ def season() -> None:
 @click.option("--seed", type=click.IntRange(min=0), help="Root seed (default: random, shown).")
 @click.option("--name", help="Season name (default: GAME-VARIANT-SEED).")
 @click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: cores).")
+@click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
+              show_default=True, help="Where matches run: local processes or a Dask cluster.")
+@click.option("--scheduler", metavar="ADDRESS", help="The Dask scheduler (tcp://HOST:8786).")
 @click.option("--batch", type=click.IntRange(min=1),
               help="Fixtures per worker task (default: the game's).")
 @click.option("--limits", default="", metavar="K=V,...",
@@ -80,8 +84,8 @@ def season() -> None:
               help="Team games: one bot per seat, partners two seats apart, rated as teams "
               "(default: each bot plays every seat of one team).")
 @click.pass_obj
-def season_run(registry, game, variant, players, bots, rounds, seed, name, workers,
-               batch, limits, suspend_after, mixed_teams) -> None:
+def season_run(registry, game, variant, players, bots, rounds, seed, name, workers, executor,
+               scheduler, batch, limits, suspend_after, mixed_teams) -> None:
     """Play a round-robin season and rate every bot."""
     g = registry.game(game)
     variant = g.check(variant)
@@ -91,21 +95,25 @@ def season_run(registry, game, variant, players, bots, rounds, seed, name, worke
                      rounds, seed, batch or g.season_batch, limits, suspend_after,
                      0 if mixed_teams else g.teams, g.seatings == "all")
     engine = _engine(registry)
+    pool = league.make_executor(executor, workers, scheduler)  # before anything is written
     row = league.create(engine, registry, defn)
     click.echo(f"season {row.name}: {row.fixtures} matches, seed {seed}", err=True)
-    _run(engine, registry, row, workers)
+    _run(engine, registry, row, pool)
     _show_leaderboard(engine, registry, db.get_season(engine, row.name))
 
 
 @season.command("resume")
 @click.argument("name")
 @click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: cores).")
+@click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
+              show_default=True, help="Where matches run: local processes or a Dask cluster.")
+@click.option("--scheduler", metavar="ADDRESS", help="The Dask scheduler (tcp://HOST:8786).")
 @click.pass_obj
-def season_resume(registry, name, workers) -> None:
+def season_resume(registry, name, workers, executor, scheduler) -> None:
     """Play exactly the fixtures of season NAME not yet stored."""
     engine = _engine(registry)
     row = db.get_season(engine, name)
-    _run(engine, registry, row, workers)
+    _run(engine, registry, row, league.make_executor(executor, workers, scheduler))
     _show_leaderboard(engine, registry, db.get_season(engine, name))
 
 

@@ -42,6 +42,42 @@ def create(engine, registry: Registry, defn: SeasonDef) -> db.SeasonRow:
     return db.create_season(engine, defn, bots, fixture_count(defn))
 
 
+class DaskExecutor:
+    """A Dask distributed cluster as a ``concurrent.futures`` executor:
+    ``Client.get_executor(pure=False)`` (the default ``pure=True`` would merge identical
+    submissions). Results still come back to, and are written by, this process only."""
+
+    def __init__(self, address: str):
+        try:
+            from distributed import Client
+        except ImportError:
+            raise ArenaError("--executor dask needs Dask: pip install 'arena[dask]'") from None
+        try:
+            self.client = Client(address, timeout="10s")
+        except (OSError, TimeoutError, ValueError) as e:
+            raise ArenaError(f"cannot reach the Dask scheduler at {address}: "
+                             f"{str(e).splitlines()[0] if str(e) else type(e).__name__}"
+                             ) from None
+        self.executor = self.client.get_executor(pure=False)
+        self._max_workers = max(1, sum(self.client.nthreads().values()))
+
+    def submit(self, fn, *args, **kwargs):
+        return self.executor.submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        self.executor.shutdown(wait=wait and not cancel_futures)
+        self.client.close()
+
+
+def make_executor(kind: str, workers: int | None = None, scheduler: str | None = None):
+    """``local`` (a pinned process pool) or ``dask`` (the cluster at ``scheduler``)."""
+    if kind == "dask":
+        if not scheduler:
+            raise ArenaError("--executor dask needs --scheduler tcp://HOST:PORT")
+        return DaskExecutor(scheduler)
+    return default_executor(workers)
+
+
 def default_executor(workers: int | None) -> Executor:
     """A local process pool whose workers are pinned one to a CPU, round robin: a worker
     and the bot processes it starts (which inherit the pin) then hand each move to each
@@ -133,7 +169,7 @@ class SeasonRater:
 
 
 def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | None = None,
-         workers: int | None = None, on_batch=None) -> int:
+         workers: int | None = None, on_batch=None, own_executor: bool = False) -> int:
     """Play the fixtures of season ``row`` not yet stored; rate it when complete.
     ``on_batch(results, rater)`` is called after each stored batch (for progress views)."""
     defn = definition(row)
@@ -153,7 +189,7 @@ def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | Non
         if on_batch:
             on_batch(results, rater)
 
-    own = executor is None
+    own = executor is None or own_executor
     executor = executor or default_executor(workers)
     try:
         played = run(defn, done, executor, store, bots_dirs=tuple(map(str, registry.bots_dirs)),
