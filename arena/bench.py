@@ -154,14 +154,18 @@ def register_bots(register):
 '''
 
 
-def season(matches: int, workers: int, url: str | None = None, seed: int = 0) -> dict:
+def season(matches: int, workers: int, url: str | None = None, seed: int = 0,
+           dask: bool = False) -> dict:
     """A season of ``matches`` random-vs-random ``cardems`` matches on ``workers`` local
     processes, stored in ``url`` (default: a new SQLite file in a temporary folder).
 
     ``outside`` is the share of the workers' wall time not spent inside a match
     (1 - summed match durations / (workers x wall)): scheduling, transport, storage and
     rating, with the coordinating process sharing the machine. ``stored_per_s`` is the
-    storage layer alone: the same results written again, batch by batch, into a new season."""
+    storage layer alone: as many results written again, batch by batch, into a new season
+    (the first batches, cycled). ``peak_mb`` is this process's peak resident memory, read
+    before that: flat in the number of matches, as fixtures and results are streamed.
+    ``dask``: the matches run on a Dask LocalCluster of ``workers`` processes instead."""
     from . import db, league
     from .plugins import Registry
     from .scheduler import SeasonDef
@@ -175,22 +179,47 @@ def season(matches: int, workers: int, url: str | None = None, seed: int = 0) ->
         defn = SeasonDef(tag, "vandtia", "cardems", 2, ("random", "random-2"),
                          math.ceil(matches / 2), seed, game.season_batch)
         row = league.create(engine, registry, defn)
-        batches: list[list[dict]] = []
-        start = time.perf_counter()
-        league.play(engine, registry, row, workers=workers,
-                    on_batch=lambda results, _rater: batches.append(results))
-        wall = time.perf_counter() - start
-        played = sum(map(len, batches))
-        in_matches = sum(r["duration"] for b in batches for r in b)
-        faults = sum(any(r["result"]["faults"]) for b in batches for r in b)
+        sample: list[list[dict]] = []  # a few batches, kept for the storage measurement
+        totals = {"played": 0, "in_matches": 0.0, "faults": 0}
+
+        def on_batch(results, _rater):
+            totals["played"] += len(results)
+            totals["in_matches"] += sum(r["duration"] for r in results)
+            totals["faults"] += sum(any(r["result"]["faults"]) for r in results)
+            if len(sample) < 8:
+                sample.append(results)
+
+        cluster = None
+        if dask:
+            from distributed import LocalCluster
+
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                   dashboard_address=None)
+        try:
+            pool = league.make_executor("dask" if dask else "local", workers,
+                                        cluster.scheduler_address if cluster else None)
+            start = time.perf_counter()
+            league.play(engine, registry, row, executor=pool, own_executor=True,
+                        on_batch=on_batch)
+            wall = time.perf_counter() - start
+        finally:
+            if cluster is not None:
+                cluster.close()
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        played, in_matches, faults = totals["played"], totals["in_matches"], totals["faults"]
 
         copy = league.create(engine, registry, SeasonDef(tag + "-store", *astuple(defn)[1:]))
-        start = time.perf_counter()
-        for batch in batches:
-            db.store_results(engine, copy.id, batch)
+        start, written, offset = time.perf_counter(), 0, 0
+        while written < played:
+            for batch in sample:
+                again = [{**r, "fixture": r["fixture"] + offset} for r in batch]
+                db.store_results(engine, copy.id, again[:played - written])
+                written += len(again[:played - written])
+            offset += defn.batch * len(sample) * 1000
         store_s = time.perf_counter() - start
         engine.dispose()
     return {"matches": played, "faults": faults, "workers": workers, "wall_s": wall,
+            "peak_mb": peak,
             "match_s": in_matches,
             "outside": 1 - in_matches / (workers * wall), "matches_per_s": played / wall,
             "stored_per_s": played / store_s}

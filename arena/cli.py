@@ -152,9 +152,11 @@ def demo(registry: Registry) -> None:
               help="Worker processes for --season.")
 @click.option("--season-db", metavar="URL",
               help="Database for --season (default: a temporary SQLite file).")
+@click.option("--season-dask", is_flag=True,
+              help="Run --season on a Dask LocalCluster of --workers processes.")
 @click.pass_obj
 def bench(registry, game_name, variant, players, n, seed, season_matches, workers,
-          season_db) -> None:
+          season_db, season_dask) -> None:
     """Games per second on one core, in-process; with --season, a whole season's overhead."""
     game = registry.game(game_name)
     variant = game.check(variant, players)
@@ -178,13 +180,16 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
                f"{rt['median_us']:.1f} us over {rt['moves']} moves (bare echo process, "
                f"same codec: {rt['floor_us']:.1f} us)")
     if season_matches:
-        s = season_bench(season_matches, workers, season_db, seed)
+        s = season_bench(season_matches, workers, season_db, seed, season_dask)
         table = Table("season", "matches", "with a fault", "workers", "wall s", "in matches s",
-                      "outside", "matches/s", "stored/s (storage alone)")
-        table.add_row("random vs random, cardems", str(s["matches"]), str(s["faults"]),
+                      "outside", "matches/s", "stored/s (storage alone)", "runner peak MB")
+        where = "Dask LocalCluster" if season_dask else "local pool"
+        table.add_row(f"random vs random, cardems, {where}", str(s["matches"]),
+                      str(s["faults"]),
                       str(s["workers"]),
                       f"{s['wall_s']:.2f}", f"{s['match_s']:.2f}", f"{s['outside']:.1%}",
-                      f"{s['matches_per_s']:,.0f}", f"{s['stored_per_s']:,.0f}")
+                      f"{s['matches_per_s']:,.0f}", f"{s['stored_per_s']:,.0f}",
+                      f"{s['peak_mb']:.0f}")
         print_renderable(table)
 
 

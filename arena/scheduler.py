@@ -23,8 +23,10 @@ yet stored.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import math
+import os
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -168,6 +170,7 @@ def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits:
     game = registry.game(game_name)
     seats: dict[str, object] = {}
     out = []
+    mask = _pin_here()
     try:
         for fx in batch:
             bots = []
@@ -185,7 +188,23 @@ def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits:
     finally:
         for bot in seats.values():
             bot.close()
+        if mask is not None:
+            os.sched_setaffinity(0, mask)
     return out
+
+
+def _pin_here() -> set[int] | None:
+    """Pin this thread - and so the bot processes it starts - to the CPU it is running on,
+    for one batch, unless it is pinned already (a local pool's workers are): a move then
+    passes between runner and bot on one core. Returns the mask to restore."""
+    mask = os.sched_getaffinity(0)
+    if len(mask) == 1:
+        return None
+    cpu = ctypes.CDLL(None).sched_getcpu()
+    if cpu < 0:
+        return None
+    os.sched_setaffinity(0, {cpu})
+    return mask
 
 
 def suspended_result(fx: Fixture, suspended: set[str]) -> dict:
