@@ -82,3 +82,16 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path):
     assert len(err.strip().splitlines()) == 1
     with sqlite3.connect(tmp_path / "x.db") as conn:
         assert conn.execute("SELECT count(*) FROM seasons").fetchone()[0] == 0
+
+
+def test_without_dask_installed_the_error_is_one_line(tmp_path):
+    shadow = tmp_path / "shadow" / "distributed"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('not installed here')\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "shadow")}
+    out = subprocess.run([sys.executable, "-m", "arena", "--db", f"sqlite:///{tmp_path}/x.db",
+                          *RUN, "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9"],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 2
+    assert out.stderr.strip() == ("arena: error: --executor dask needs Dask: "
+                                  "pip install 'arena[dask]'")

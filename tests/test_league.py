@@ -379,3 +379,32 @@ def test_a_schema_1_database_is_migrated_in_place(tmp_path, registry):
         columns = {row[1] for row in conn.execute("PRAGMA table_info(ratings)")}
     assert "suspended" in columns
     assert len(db.stored_ratings(engine, "vandtia/cardems/2", None)) == 3
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 400 KB filesystem (a tmpfs mounted for the test; root only)."""
+    where = tmp_path / "small"
+    where.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=400k", "tmpfs",
+                                            str(where)], capture_output=True).returncode:
+        pytest.skip("mounting a small filesystem needs root")
+    yield where
+    subprocess.run(["umount", "-l", str(where)], capture_output=True)
+
+
+def test_a_full_disk_stops_with_one_line_and_nothing_half_written(small_disk, tmp_path):
+    import shutil
+
+    path = small_disk / "full.db"
+    proc = arena(*RUN[:-2], "--workers", "2", "--rounds", "400", db_path=path)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 2 and "Traceback" not in err
+    assert err.strip().splitlines()[-1] in ("arena: error: database: database or disk is full",
+                                            "arena: error: database: disk I/O error")
+    for name in ("full.db", "full.db-wal", "full.db-shm"):  # onto a disk with room
+        if (small_disk / name).exists():
+            shutil.copy(small_disk / name, tmp_path / name)
+    moved = tmp_path / "full.db"
+    matches = _count(moved, "matches")
+    assert 0 < matches < 2400 and _count(moved, "seat_results") == 2 * matches
