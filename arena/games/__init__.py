@@ -53,6 +53,20 @@ def zero_sum_scores(ranks: list[int]) -> list[int]:
     return [sum((r < o) - (r > o) for o in ranks) for r in ranks]
 
 
+class Finished:
+    """``is_over`` and ``result`` for states that keep ``over``, ``reason``, ``moves`` and
+    their final ``_ranks`` and ``_scores``."""
+
+    def is_over(self) -> bool:
+        return self.over
+
+    def result(self) -> Result:
+        if not self.over:
+            raise ValueError("the game is not over")
+        return Result(ranks=list(self._ranks), scores=list(self._scores), reason=self.reason,
+                      moves=self.moves)
+
+
 class Game:
     """Base for game factories: metadata plus validation of variant and player count."""
 

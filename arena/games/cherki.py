@@ -38,7 +38,7 @@ import random
 from .. import cards as C
 from ..errors import GameError, IllegalAction
 from ..hookspecs import hookimpl
-from . import Game, Result
+from . import Finished, Game
 
 SUITS = "CSM"
 FACE_NAMES = [f"{n}{s}" for s in SUITS for n in range(1, 10)] + ["WF", "RF", "OT"]
@@ -91,7 +91,7 @@ def discard_calls(kinds: list[int]) -> dict[int, tuple[int, ...]]:
 _NONE: dict[int, tuple[int, ...]] = {}
 
 
-class CherkiState:
+class CherkiState(Finished):
     """One deal of Cherki. Build it with :class:`Cherki`."""
 
     def __init__(self, hands: list[list[int]], stock: list[int], dealer: int,
@@ -124,9 +124,6 @@ class CherkiState:
         self._scores: list[int] | None = None
         self._legal: tuple | None = None
         self.events: list | None = [] if record else None
-
-    def is_over(self) -> bool:
-        return self.over
 
     def hand_list(self, p: int) -> list[int]:
         return [f for f in range(30) for _ in range(self.hands[p][f])]
@@ -245,12 +242,6 @@ class CherkiState:
             self._scores = [0, 0, 0]
             self.over, self.reason, self.to_move, self.phase = True, "forfeit", None, "over"
             self._legal = None
-
-    def result(self) -> Result:
-        if not self.over:
-            raise ValueError("the game is not over")
-        return Result(ranks=list(self._ranks), scores=list(self._scores), reason=self.reason,
-                      moves=self.moves)
 
     # -- what a seat knows ----------------------------------------------------------------
 

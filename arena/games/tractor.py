@@ -46,7 +46,7 @@ from itertools import product
 from .. import cards as C
 from ..errors import GameError, IllegalAction
 from ..hookspecs import hookimpl
-from . import Game, Result, competition_ranks
+from . import Finished, Game, competition_ranks
 
 SJ, BJ = 52, 53
 TRUMP = 4  # the effective suit of every trump
@@ -105,7 +105,7 @@ class Order:
         return (self.suit[f], self.tier[f], f)
 
 
-class TractorState:
+class TractorState(Finished):
     """A Tractor match (or one deal). Build it with :class:`Tractor`."""
 
     def __init__(self, variant: str, seed: int, record: bool = False):
@@ -173,9 +173,6 @@ class TractorState:
         return 1 - self.dealer % 2
 
     # -- queries ------------------------------------------------------------------------
-
-    def is_over(self) -> bool:
-        return self.over
 
     def legal_actions(self) -> tuple:
         if self._legal is None:
@@ -395,12 +392,6 @@ class TractorState:
         """End now: ``seat``'s team loses."""
         if not self.over:
             self._set_result("forfeit", 1 - seat % 2)
-
-    def result(self) -> Result:
-        if not self.over:
-            raise ValueError("the game is not over")
-        return Result(ranks=list(self._ranks), scores=list(self._scores), reason=self.reason,
-                      moves=self.moves)
 
     # -- what a seat knows --------------------------------------------------------------
 
