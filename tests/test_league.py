@@ -408,3 +408,18 @@ def test_a_full_disk_stops_with_one_line_and_nothing_half_written(small_disk, tm
     moved = tmp_path / "full.db"
     matches = _count(moved, "matches")
     assert 0 < matches < 2400 and _count(moved, "seat_results") == 2 * matches
+
+
+def _peak_mb(matches: int) -> float:
+    out = subprocess.run([sys.executable, "-m", "arena", "bench", "--games", "1", "--season",
+                          str(matches), "--workers", "2"], capture_output=True, text=True,
+                         timeout=600, env={**os.environ, "COLUMNS": "250"}).stdout
+    row = next(line for line in out.splitlines() if "random vs random" in line)
+    cells = [c.strip() for c in row.split("│") if c.strip()]
+    assert cells[2] == "0", "no match may fault"
+    return float(cells[-1])
+
+
+def test_the_runners_memory_stays_flat_over_a_10000_match_season():
+    small, large = _peak_mb(1000), _peak_mb(10000)
+    assert large - small < 10, (small, large)  # fixtures and results are streamed
