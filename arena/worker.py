@@ -106,15 +106,19 @@ def _serve(config: dict, inp, out) -> None:
         out.write(orjson.dumps({"type": "error", "error": "load failed: " + _error(e)}) + b"\n")
         out.flush()
         return
-    player = None
+    player = act = None
+    dumps, loads, newline, write = orjson.dumps, orjson.loads, orjson.OPT_APPEND_NEWLINE, out.write
     for line in inp:
-        msg = orjson.loads(line)
+        msg = loads(line)
         kind = msg.get("type")
         try:
-            if kind == "act":
-                reply = {"type": "action", "action": player.act(msg["observation"], msg["legal"])}
-            elif kind == "start":
+            if kind == "act":  # the hot path
+                write(dumps({"type": "action", "action": act(msg["observation"], msg["legal"])},
+                            option=newline))
+                continue
+            if kind == "start":
                 player = factory()
+                act = player.act
                 if hasattr(player, "start"):
                     player.start({k: msg[k] for k in ("game", "variant", "seat", "players",
                                                       "seed", "limits")})
@@ -129,8 +133,7 @@ def _serve(config: dict, inp, out) -> None:
         except BaseException as e:  # noqa: BLE001 - the bot's failure, told to the runner
             data = orjson.dumps({"type": "error", "error": _error(e)})
             sys.stdout.flush()
-        out.write(data + b"\n")
-        out.flush()
+        write(data + b"\n")  # unbuffered: no flush needed
 
 
 def main(argv: list[str]) -> None:
