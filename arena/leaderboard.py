@@ -52,14 +52,18 @@ def table(standings, title: str = "") -> Table:
 
 
 def crosstable(results, bots: list[str]) -> Table:
-    """Pairwise results: row bot's wins-draws-losses against the column bot, counted over
-    every match where both sat (better rank wins, equal rank draws)."""
+    """Pairwise results: row bot's wins-draws-losses against the column bot, counted once
+    per match where both played (better rank wins, equal rank draws; a bot holding several
+    seats, as in a team game, counts with its best)."""
     wdl = {(a, b): [0, 0, 0] for a in bots for b in bots if a != b}
     for seats, ranks, _, _ in results:
-        for i, a in enumerate(seats):
-            for j, b in enumerate(seats):
-                if i != j and (a, b) in wdl:
-                    wdl[a, b][0 if ranks[i] < ranks[j] else 1 if ranks[i] == ranks[j] else 2] += 1
+        best: dict[str, int] = {}
+        for bot, rank in zip(seats, ranks, strict=True):
+            best[bot] = min(rank, best.get(bot, rank))
+        for a, ra in best.items():
+            for b, rb in best.items():
+                if a != b and (a, b) in wdl:
+                    wdl[a, b][0 if ra < rb else 1 if ra == rb else 2] += 1
     t = Table(title="crosstable (row vs column: W-D-L)", title_justify="left")
     t.add_column("")
     for b in bots:

@@ -80,3 +80,11 @@ def test_the_transcript_shows_bidding_tricks_and_the_result_and_hides_the_kitty(
     assert "25 hidden" in out and "buried cards shown; attackers 60 points" in out
     omniscient = _show("--omniscient")
     assert "25 hidden" not in omniscient and "takes the kitty: 8 cards" not in omniscient
+
+
+def test_the_crosstable_counts_a_team_game_once():
+    from arena.leaderboard import crosstable
+
+    table = crosstable([(["a", "b", "a", "b"], [1, 3, 1, 3], [1, -1, 1, -1], [None] * 4)],
+                       ["a", "b"])
+    assert list(table.columns[2].cells) == ["1-0-0", "·"]
