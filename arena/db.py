@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import json
 import os
+import zlib
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
 
 from sqlalchemy import BigInteger, UniqueConstraint, event, insert
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Field, Session, SQLModel, create_engine, func, select
 
 from .errors import ArenaError
@@ -169,9 +171,27 @@ def dumps(value) -> str:
 # -- seasons, matches, ratings ---------------------------------------------------------------
 
 
+@contextmanager
+def exclusive(engine, key: str):
+    """Hold a lock named ``key`` across several transactions: a PostgreSQL advisory lock,
+    so that runners sharing a database take turns (SQLite serialises its writers itself)."""
+    if engine.dialect.name != "postgresql":
+        yield
+        return
+    number = zlib.crc32(key.encode())
+    with engine.connect() as conn:
+        conn.exec_driver_sql(f"SELECT pg_advisory_lock({number})")
+        try:
+            yield
+        finally:
+            conn.exec_driver_sql(f"SELECT pg_advisory_unlock({number})")
+            conn.commit()
+
+
 def create_season(engine, defn, bots: list[BotRow], fixtures: int) -> SeasonRow:
-    """Store a new season definition (ArenaError if the name is taken)."""
-    with Session(engine) as session:
+    """Store a new season definition (ArenaError if the name is taken). Runners creating
+    seasons at the same moment take turns, so a bot version is recorded once."""
+    with exclusive(engine, "arena:create-season"), Session(engine) as session:
         if session.exec(select(SeasonRow).where(SeasonRow.name == defn.name)).first():
             raise ArenaError(f"a season named {defn.name!r} exists (resume it, or pick a name)")
         for bot in bots:
@@ -191,7 +211,11 @@ def create_season(engine, defn, bots: list[BotRow], fixtures: int) -> SeasonRow:
                                        "every_seating": defn.every_seating}),
                         fixtures=fixtures)
         session.add(row)
-        session.commit()
+        try:
+            session.commit()
+        except IntegrityError:  # a runner on another database engine got there first
+            raise ArenaError(f"a season named {defn.name!r} exists (resume it, or pick a "
+                             "name)") from None
         session.refresh(row)
         return row
 

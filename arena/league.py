@@ -206,10 +206,11 @@ def finish(engine, registry: Registry, row: db.SeasonRow, season: list[Standing]
     """Store the ratings of a complete season and of its whole league, and mark it done."""
     key = league_key(row.game, row.variant, row.players)
     db.write_ratings(engine, key, row.id, season)
-    others = [s for s in db.league_seasons(engine, row.game, row.variant, row.players)
-              if s != row.id]
-    db.write_ratings(engine, key, None, standings(
-        engine, registry, row.game, row.variant, row.players, None) if others else season)
+    with db.exclusive(engine, f"arena:league:{key}"):  # the last to finish rates everything
+        others = [s for s in db.league_seasons(engine, row.game, row.variant, row.players)
+                  if s != row.id]
+        db.write_ratings(engine, key, None, standings(
+            engine, registry, row.game, row.variant, row.players, None) if others else season)
     db.set_status(engine, row.id, "done")
 
 

@@ -61,13 +61,17 @@ def test_two_runners_and_a_reader_share_one_database(pg, tmp_path):
                               "vandtia", "--format", "csv"], capture_output=True, text=True)
         assert out.returncode == 0, out.stderr
         readers += 1
-    assert [r.wait() for r in runs] == [0, 0] and readers
+    assert [r.wait() for r in runs] == [0, 0], [r.stderr.read()[-300:] for r in runs]
+    assert readers
     engine = db.connect(pg)
     for name in ("left", "right"):
         season = db.get_season(engine, name)
         assert season.status == "done"
         assert len(db.stored_fixtures(engine, season.id)) == season.fixtures == 72
     assert board(pg, "left") == board(pg, "right"), "same definition, same results"
+    league = db.stored_ratings(engine, "vandtia/cardems/2", None)
+    assert sorted(r["bot"] for r in league) == ["greedy", "lowball", "random"]
+    assert {r["games"] for r in league} == {96}, "the league ratings hold both seasons, once"
 
 
 def test_the_schema_is_made_once_by_runners_starting_together(pg):
