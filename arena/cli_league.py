@@ -81,8 +81,8 @@ def season() -> None:
 @click.option("--suspend-after", type=click.IntRange(min=0), default=5, show_default=True,
               help="Suspend a bot after this many faulty matches in a row (0: never).")
 @click.option("--mixed-teams", is_flag=True,
-              help="Team games: one bot per seat, partners two seats apart, rated as teams "
-              "(default: each bot plays every seat of one team).")
+              help="Team games: one bot per seat, partnerships drawn each round, rated as "
+              "teams (default: each bot plays every seat of one team).")
 @click.pass_obj
 def season_run(registry, game, variant, players, bots, rounds, seed, name, workers, executor,
                scheduler, batch, limits, suspend_after, mixed_teams) -> None:
@@ -93,7 +93,8 @@ def season_run(registry, game, variant, players, bots, rounds, seed, name, worke
     seed = secrets.randbelow(2**31) if seed is None else seed
     defn = SeasonDef(name or f"{game}-{variant}-{seed}", game, variant, players, _bots(bots),
                      rounds, seed, batch or g.season_batch, limits, suspend_after,
-                     0 if mixed_teams else g.teams, g.seatings == "all")
+                     0 if mixed_teams else g.teams, g.seatings == "all",
+                     bool(mixed_teams and g.teams))
     engine = _engine(registry)
     pool = league.make_executor(executor, workers, scheduler)  # before anything is written
     row = league.create(engine, registry, defn)

@@ -208,7 +208,8 @@ def create_season(engine, defn, bots: list[BotRow], fixtures: int) -> SeasonRow:
                                        "limits": defn.limits,
                                        "suspend_after": defn.suspend_after,
                                        "teams": defn.teams,
-                                       "every_seating": defn.every_seating}),
+                                       "every_seating": defn.every_seating,
+                                       "draw_partners": defn.draw_partners}),
                         fixtures=fixtures)
         session.add(row)
         try:

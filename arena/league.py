@@ -28,7 +28,8 @@ def definition(row: db.SeasonRow) -> SeasonDef:
     return SeasonDef(row.name, row.game, row.variant, row.players, tuple(json.loads(row.bots)),
                      row.rounds, row.seed, options.get("batch", SeasonDef.batch),
                      options.get("limits", ""), options.get("suspend_after", 5),
-                     options.get("teams", 0), options.get("every_seating", False))
+                     options.get("teams", 0), options.get("every_seating", False),
+                     options.get("draw_partners", False))
 
 
 def create(engine, registry: Registry, defn: SeasonDef) -> db.SeasonRow:

@@ -60,6 +60,7 @@ class SeasonDef:
     suspend_after: int = 5  # consecutive faulty matches that suspend a bot (0: never)
     teams: int = 0  # team game, one bot per team: seat s is played by the bot of team s % teams
     every_seating: bool = False  # duplicates in every permutation of seats, not rotations
+    draw_partners: bool = False  # mixed teams: each round a group's partnerships are drawn
 
     @property
     def group(self) -> int:
@@ -130,6 +131,10 @@ def fixtures(defn: SeasonDef) -> Iterator[Fixture]:
     for rnd, round_ in enumerate(round_groups(defn)):
         for g, group in enumerate(round_):
             seed = derive_seed(defn.seed, "deal", rnd, g)
+            if defn.draw_partners:  # seats two apart are partners: shuffle who sits where
+                group = list(group)
+                random.Random(derive_seed(defn.seed, "partners", rnd, g)).shuffle(group)
+                group = tuple(group)
             for rot in range(defn.seatings):
                 yield Fixture(index, rnd, defn.seating(group, rot), seed)
                 index += 1

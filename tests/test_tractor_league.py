@@ -22,10 +22,14 @@ def test_each_bot_plays_both_seats_of_a_team_and_each_deal_is_replayed_swapped()
     assert first.seed == swapped.seed != fx[2].seed
 
 
-def test_mixed_teams_seat_four_bots_partners_two_seats_apart():
-    d = SeasonDef("t", "tractor", "deal", 4, ("a", "b", "c", "d"), 1, 1)
+def test_mixed_teams_seat_four_bots_with_partnerships_drawn_each_round():
+    d = SeasonDef("t", "tractor", "deal", 4, ("a", "b", "c", "d"), 12, 1, draw_partners=True)
     fx = list(fixtures(d))
-    assert [f.seats for f in fx[:2]] == [("a", "b", "c", "d"), ("b", "c", "d", "a")]
+    first, second = fx[0].seats, fx[1].seats
+    assert second == first[1:] + first[:1], "a deal is replayed with the seats rotated"
+    pairings = {frozenset([frozenset(f.seats[0::2]), frozenset(f.seats[1::2])]) for f in fx}
+    assert len(pairings) == 3, "over the rounds every partnership occurs"
+    assert fx == list(fixtures(d)), "drawn from the season's seed"
 
 
 def test_a_bot_playing_a_whole_team_is_rated_one_against_one_once_per_match():
