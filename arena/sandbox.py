@@ -352,32 +352,16 @@ class SandboxBot:
         self.bank = self.limits.bank_s
         message = {"type": "start", "protocol": PROTOCOL, **info,
                    "limits": {"move_s": self.limits.move_s, "bank_s": self.limits.bank_s}}
-        self._guard(lambda w: w.ask(message, "ready", self.limits.start_s))
+        self._ask(message, "ready", self.limits.start_s)
 
     def act(self, observation: dict, legal: list):
-        w = self.worker
         start = time.perf_counter()
-        try:  # the hot path, written out: one write, one read, one parse
-            try:
-                os.write(w.wfd, orjson.dumps({"type": "act", "observation": observation,
-                                              "legal": legal}, option=orjson.OPT_APPEND_NEWLINE))
-            except OSError:
-                raise w.fault("exited") from None
-            answer = w.receive(self.limits.move_s + self.bank)
-            if answer.get("type") != "action":
-                raise w.fault("protocol error: expected 'action', got "
-                              f"{orjson.dumps(answer)[:80].decode(errors='replace')!r}")
-        except BotFault as fault:
-            self.log = fault.log
-            w.close()
-            self.worker = None
-            raise
+        answer = self._ask({"type": "act", "observation": observation, "legal": legal},
+                           "action", self.limits.move_s + self.bank)
         spent = time.perf_counter() - start
         self.bank -= max(0.0, spent - self.limits.move_s)
         if self.move_times is not None:
             self.move_times.append(spent)
-        if "action" not in answer:
-            self._fail("protocol error: an action message without \"action\"")
         return answer["action"]
 
     def end(self, result: dict) -> None:
@@ -387,21 +371,20 @@ class SandboxBot:
             except BotFault:
                 self.close()
 
-    def _guard(self, call):
+    def _ask(self, message: dict, expect: str, timeout: float) -> dict:
+        """One exchange; on any fault the worker is killed (a new one serves the next
+        match) and the fault, with the bot's log tail, goes to the referee."""
+        w = self.worker
         try:
-            return call(self.worker)
+            answer = w.ask(message, expect, timeout)
+            if expect == "action" and "action" not in answer:
+                raise w.fault("protocol error: an action message without \"action\"")
+            return answer
         except BotFault as fault:
             self.log = fault.log
-            self.worker.close()
+            w.close()
             self.worker = None
             raise
-
-    def _fail(self, reason: str):
-        fault = self.worker.fault(reason)
-        self.log = fault.log
-        self.worker.close()
-        self.worker = None
-        raise fault
 
     def close(self) -> None:
         if self.worker is not None:
