@@ -36,3 +36,9 @@ class BotFault(Exception):
     def __init__(self, reason: str, log: str = ""):
         super().__init__(reason)
         self.reason, self.log = reason, log
+
+
+def crash_reason(e: BaseException) -> str:
+    """The stored reason for a bot that raised ``e``: ``crash: Type: first line``."""
+    text = str(e).splitlines()[0][:200] if str(e) else ""
+    return f"crash: {type(e).__name__}: {text}" if text else f"crash: {type(e).__name__}"

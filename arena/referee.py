@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .cards import derive_seed
-from .errors import BotFault
+from .errors import BotFault, crash_reason
 from .games import Result
 
 
@@ -38,10 +38,7 @@ class Match:
 
 
 def _fault(e: BaseException) -> str:
-    if isinstance(e, BotFault):
-        return e.reason
-    text = str(e).splitlines()[0][:200] if str(e) else ""
-    return f"crash: {type(e).__name__}: {text}" if text else f"crash: {type(e).__name__}"
+    return e.reason if isinstance(e, BotFault) else crash_reason(e)
 
 
 def play_match(game, variant: str, bots: list, seed: int, names: list[str] | None = None,

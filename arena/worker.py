@@ -27,6 +27,7 @@ import orjson
 import pluggy
 
 from . import confine, hookspecs
+from .errors import crash_reason
 
 PROTOCOL = 1
 
@@ -76,10 +77,7 @@ def code_hash(factory) -> str:
 
 
 def _error(e: BaseException) -> str:
-    if isinstance(e, MemoryError):
-        return "memory exceeded"
-    text = str(e).splitlines()[0][:200] if str(e) else ""
-    return f"crash: {type(e).__name__}: {text}" if text else f"crash: {type(e).__name__}"
+    return "memory exceeded" if isinstance(e, MemoryError) else crash_reason(e)
 
 
 def _list(config: dict, out) -> None:
