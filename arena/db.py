@@ -346,12 +346,16 @@ def season_results(engine, season_id: int, page: int = 2000):
                    [s.score for s in seats], [s.fault for s in seats])
 
 
+def _ratings_of(league: str, season_id: int | None) -> tuple:
+    """The rows of one league's ratings (``season_id`` None) or of one season's."""
+    return (RatingRow.league == league,
+            RatingRow.season_id == season_id if season_id is not None
+            else RatingRow.season_id.is_(None))
+
+
 def write_ratings(engine, league: str, season_id: int | None, standings) -> None:
     with Session(engine) as session:
-        session.execute(RatingRow.__table__.delete().where(
-            RatingRow.league == league,
-            RatingRow.season_id == season_id if season_id is not None
-            else RatingRow.season_id.is_(None)))
+        session.execute(RatingRow.__table__.delete().where(*_ratings_of(league, season_id)))
         for s in standings:
             session.add(RatingRow(league=league, season_id=season_id, bot=s.bot, mu=s.mu,
                                   sigma=s.sigma, games=s.games, wins=s.wins, draws=s.draws,
@@ -363,10 +367,8 @@ def write_ratings(engine, league: str, season_id: int | None, standings) -> None
 def stored_ratings(engine, league: str, season_id: int | None) -> list[dict]:
     """The ratings written for a league (``season_id`` None) or one season, best first."""
     with engine.connect() as conn:
-        rows = conn.execute(select(RatingRow).where(
-            RatingRow.league == league,
-            RatingRow.season_id == season_id if season_id is not None
-            else RatingRow.season_id.is_(None)).order_by(RatingRow.id)).mappings().all()
+        rows = conn.execute(select(RatingRow).where(*_ratings_of(league, season_id))
+                            .order_by(RatingRow.id)).mappings().all()
     return [{k: v for k, v in r.items() if k != "id"} for r in rows]
 
 

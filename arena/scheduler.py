@@ -175,13 +175,14 @@ def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits:
     game = registry.game(game_name)
     seats: dict[str, object] = {}
     out = []
+    bot_limits = Limits.parse(limits)
     mask = _pin_here()
     try:
         for fx in batch:
             bots = []
             for name in fx.seats:
                 if name not in seats:
-                    seats[name] = make_bot(registry.bot(name, game_name), Limits.parse(limits))
+                    seats[name] = make_bot(registry.bot(name, game_name), bot_limits)
                 bots.append(seats[name])
             start = time.perf_counter()
             match, _ = play_match(game, variant, bots, fx.seed, list(fx.seats))
