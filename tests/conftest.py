@@ -1,3 +1,5 @@
+import random
+
 import pytest
 
 from arena.games.vandtia import GAME
@@ -32,6 +34,18 @@ class Bot:
 def register_bots(register):
     register({name!r}, Bot, games={list(games)!r})
 """
+
+
+def play_randomly(state, choice_seed: int, step=None):
+    """Play ``state`` to its end with uniformly random legal actions, calling ``step`` on
+    every position first; the final state."""
+    rng = random.Random(choice_seed)
+    while not state.is_over():
+        if step:
+            step(state)
+        legal = state.legal_actions()
+        state.apply(legal[rng.randrange(len(legal))])
+    return state
 
 
 @pytest.fixture

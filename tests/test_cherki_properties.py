@@ -4,6 +4,7 @@ import copy
 import random
 from collections import Counter
 
+from conftest import play_randomly
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -11,14 +12,7 @@ from arena.games.cherki import GAME, KIND
 
 
 def random_deal(seed, choice_seed, step=None, record=False):
-    state = GAME.new_state("standard", 3, seed, record=record)
-    rng = random.Random(choice_seed)
-    while not state.over:
-        if step:
-            step(state)
-        legal = state.legal_actions()
-        state.apply(legal[rng.randrange(len(legal))])
-    return state
+    return play_randomly(GAME.new_state("standard", 3, seed, record=record), choice_seed, step)
 
 
 @settings(max_examples=40, deadline=None)

@@ -3,6 +3,7 @@
 import random
 from collections import Counter
 
+from conftest import play_randomly
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -10,14 +11,7 @@ from arena.games.tractor import GAME, points
 
 
 def random_deal(seed, choice_seed, variant="deal", step=None, record=False):
-    state = GAME.new_state(variant, 4, seed, record=record)
-    rng = random.Random(choice_seed)
-    while not state.over:
-        if step:
-            step(state)
-        legal = state.legal_actions()
-        state.apply(legal[rng.randrange(len(legal))])
-    return state
+    return play_randomly(GAME.new_state(variant, 4, seed, record=record), choice_seed, step)
 
 
 @settings(max_examples=25, deadline=None)

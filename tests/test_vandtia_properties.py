@@ -5,6 +5,7 @@ import random
 from collections import Counter
 
 import pytest
+from conftest import play_randomly
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,14 +15,7 @@ CONFIGS = [(v, n) for v, counts in GAME.variants.items() for n in counts]
 
 
 def random_game(variant, players, seed, choice_seed, step=None):
-    state = GAME.new_state(variant, players, seed)
-    rng = random.Random(choice_seed)
-    while not state.is_over():
-        if step:
-            step(state)
-        legal = state.legal_actions()
-        state.apply(legal[rng.randrange(len(legal))])
-    return state
+    return play_randomly(GAME.new_state(variant, players, seed), choice_seed, step)
 
 
 @settings(max_examples=60, deadline=None)
