@@ -46,7 +46,9 @@ def play_match(game, variant: str, bots: list, seed: int, names: list[str] | Non
     """Referee one match of ``game`` between ``bots`` (objects with the Bot interface).
 
     Returns ``(match, state)``; the state is the final one (with events if ``record``).
-    A bot that raises, or answers something not in the legal list, forfeits: it takes last
+    A seat with a single legal action is not asked: the referee plays it (a bot sees it in
+    its next observation, which holds the whole public state), so a bot is only ever asked
+    to choose - a third of Vändtia's moves are forced pick-ups. A bot that raises, or answers something not in the legal list, forfeits: it takes last
     place, the match ends, and the reason is stored in ``result.faults``.
     """
     n = len(bots)
@@ -75,14 +77,17 @@ def play_match(game, variant: str, bots: list, seed: int, names: list[str] | Non
     while not state.is_over():
         seat = state.to_move
         legal = state.legal_actions()
-        try:
-            action = bots[seat].act(state.observation(seat), list(legal))
-        except (Exception, SystemExit) as e:
-            forfeit(seat, _fault(e), e)
-            break
-        if action not in legal:
-            forfeit(seat, f"illegal action: {str(action)[:200]!r}")
-            break
+        if len(legal) == 1:  # no choice: the seat is not asked (it sees the move next time)
+            action = legal[0]
+        else:
+            try:
+                action = bots[seat].act(state.observation(seat), list(legal))
+            except (Exception, SystemExit) as e:
+                forfeit(seat, _fault(e), e)
+                break
+            if action not in legal:
+                forfeit(seat, f"illegal action: {str(action)[:200]!r}")
+                break
         actions.append(action)
         state.apply(action)
 

@@ -46,13 +46,36 @@ class Recorder:
         self.infos.append(info)
 
     def act(self, observation, legal):
-        assert observation["legal"] == legal
+        assert "legal" not in observation and len(legal) > 1
         self.legals.append(legal)
         legal.append("mutating my copy changes nothing")
         return legal[0]
 
     def end(self, result):
         self.results.append(result)
+
+
+class Counter:
+    def __init__(self):
+        self.asked = 0
+
+    def act(self, observation, legal):
+        self.asked += 1
+        return legal[-1]
+
+
+def test_a_seat_with_one_legal_action_is_not_asked_and_the_move_is_still_recorded():
+    bots = [Counter(), Counter()]
+    match, state = play_match(GAME, "cardems", [PythonBot(b) for b in bots], 8)
+    again = GAME.new_state("cardems", 2, 8)
+    choices = forced = 0
+    for action in match.actions:
+        legal = again.legal_actions()
+        choices, forced = choices + (len(legal) > 1), forced + (len(legal) == 1)
+        assert action == legal[-1]
+        again.apply(action)
+    assert forced > 0 and sum(b.asked for b in bots) == choices
+    assert again.result() == state.result()
 
 
 def random_bot(registry):

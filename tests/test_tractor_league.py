@@ -81,7 +81,7 @@ def test_the_transcript_shows_bidding_tricks_and_the_result_and_hides_the_kitty(
     out = _show()
     assert "deal 1: level rank 2, levels 2/2, bidding starts at seat 0" in out
     assert "declares" in out and "wins the trick" in out and "takes the kitty: 8 cards" in out
-    assert "25 hidden" in out and "buried cards shown; attackers 60 points" in out
+    assert "25 hidden" in out and "buried cards shown; attackers 80 points" in out
     omniscient = _show("--omniscient")
     assert "25 hidden" not in omniscient and "takes the kitty: 8 cards" not in omniscient
 

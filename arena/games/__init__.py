@@ -10,7 +10,7 @@ State protocol (what the referee and the views rely on)::
     state.legal_actions()  -> list of JSON-serialisable actions (short: sent to bots each move)
     state.apply(action)    -> None; raises IllegalAction for anything not in the legal list
     state.is_over()        -> bool
-    state.observation(seat)-> dict: exactly what that seat knows, with "legal" for the mover
+    state.observation(seat)-> dict: exactly what that seat knows (legal actions apart)
     state.result()         -> Result (only when over)
     state.forfeit(seat, reason) -> ends the game with that seat last
     state.events           -> list of event dicts when built with record=True (for transcripts)

@@ -18,7 +18,7 @@ draw or take; ``discard``: holds nine; ``over``), ``to_move``, ``move``, ``hand`
 cards), ``called`` (per seat, true once it called), ``locked`` (own locked pair kind, or
 null), ``pile`` (the discards still there, top last), ``discards`` and ``takes`` (every one,
 in order, with the seat), ``draws`` (per seat), ``stock`` (a count), ``winner`` and
-``winning_hand`` once won, and ``legal``.
+``winning_hand`` once won. The legal actions come beside it, to the mover.
 
 Choices where the rules page is silent (each has a test):
 
@@ -259,7 +259,6 @@ class CherkiState(Finished):
             "winner": self.winner,
             "winning_hand": ([FACE_NAMES[f] for f in self.winning_hand]
                              if self.winning_hand else None),
-            "legal": list(self.legal_actions()) if seat == self.to_move else [],
         }
 
     def all_faces(self) -> list[int]:

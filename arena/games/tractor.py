@@ -26,7 +26,7 @@ dealt kitty cards, when they were turned up, or to the dealer), ``buried`` (the 
 bury), ``picks`` (own picks of the decision in progress), ``trick`` (leader and the plays so
 far), ``tricks`` (this deal's finished tricks with winner and points), ``points`` (the
 attackers' so far), ``history`` (earlier deals: dealer, trump, buried cards, attackers'
-points, who went up), and ``legal``.
+points, who went up). The legal actions come beside it, to the mover.
 
 Choices where the rules page is silent (each has a test):
 
@@ -414,7 +414,6 @@ class TractorState(Finished):
             "tricks": [dict(t) for t in self.tricks],
             "points": self.points,
             "history": [dict(h) for h in self.history],
-            "legal": list(self.legal_actions()) if seat == self.to_move else [],
         }
 
     def all_faces(self) -> list[int]:

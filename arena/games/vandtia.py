@@ -18,8 +18,8 @@ Observation of a seat (a dict): ``seat``, ``players``, ``dealer``, ``phase`` (``
 ``play``, ``over``), ``to_move``, ``move``, ``hand`` (own cards), ``pile`` (bottom first),
 ``top`` (rank that must be matched, ``null`` when anything goes), ``burned``, ``stock`` (a
 count), ``seats`` (per seat: ``hand`` count, ``known`` hand cards that are public, ``faceup``,
-``facedown`` slots still there, ``out`` place or ``null``) and ``legal`` (empty unless it is
-that seat's turn).
+``facedown`` slots still there, ``out`` place or ``null``). The legal actions are not part of
+it: the referee hands them to the mover beside it.
 
 Choices where the rules page is silent (each has a test):
 
@@ -59,6 +59,7 @@ _PLAY_NAMES: dict[tuple[int, ...], str] = {}
 _SWAP_CARDS: dict[str, tuple[int, ...]] = {}
 _FLIPS = ("flip 0", "flip 1", "flip 2")
 _FLIP_SLOT = {a: i for i, a in enumerate(_FLIPS)}
+_NAMES = tuple(C.CARD_NAMES.get(c, "") for c in range(max(C.CARD_NAMES) + 1))  # card -> name
 
 
 def _play_name(cards: tuple[int, ...]) -> str:
@@ -240,7 +241,8 @@ class VandtiaState:
             stage = HAND if self.hands[p] else FACEUP
             picked = self.pile
             self._take(p, picked)
-            self._event(p, stage, action, picked_up=C.names(picked))
+            if self.events is not None:
+                self._event(p, stage, action, picked_up=C.names(picked))
             self._next(p)
         elif action == "draw":
             self._draw(p)
@@ -312,13 +314,15 @@ class VandtiaState:
         if r >= top or r == 2 or r == 10:
             burn = self._put((c,))
             drew = self._refill(p)
-            self._event(p, HAND, "draw", tried=C.CARD_NAMES[c], cards=[C.CARD_NAMES[c]],
-                        burn=burn, drew=C.names(drew))
+            if self.events is not None:
+                self._event(p, HAND, "draw", tried=C.CARD_NAMES[c], cards=[C.CARD_NAMES[c]],
+                            burn=burn, drew=C.names(drew))
             self._after_play(p, burn)
         else:
             picked = self.pile + [c]
             self._take(p, picked)
-            self._event(p, HAND, "draw", tried=C.CARD_NAMES[c], picked_up=C.names(picked))
+            if self.events is not None:
+                self._event(p, HAND, "draw", tried=C.CARD_NAMES[c], picked_up=C.names(picked))
             self._next(p)
 
     def _flip(self, p: int, slot: int) -> None:
@@ -328,14 +332,16 @@ class VandtiaState:
         top = self.top()
         if r >= top or r == 2 or r == 10:
             burn = self._put((c,))
-            self._event(p, FACEDOWN, _FLIPS[slot], flipped=C.CARD_NAMES[c],
-                        cards=[C.CARD_NAMES[c]], burn=burn)
+            if self.events is not None:
+                self._event(p, FACEDOWN, _FLIPS[slot], flipped=C.CARD_NAMES[c],
+                            cards=[C.CARD_NAMES[c]], burn=burn)
             self._after_play(p, burn)
         else:
             picked = self.pile + [c]
             self._take(p, picked)
-            self._event(p, FACEDOWN, _FLIPS[slot], flipped=C.CARD_NAMES[c],
-                        picked_up=C.names(picked))
+            if self.events is not None:
+                self._event(p, FACEDOWN, _FLIPS[slot], flipped=C.CARD_NAMES[c],
+                            picked_up=C.names(picked))
             self._next(p)
 
     def _put(self, cards) -> str | None:
@@ -438,8 +444,12 @@ class VandtiaState:
     # -- what a seat knows ---------------------------------------------------------------
 
     def observation(self, seat: int) -> dict:
+        """What ``seat`` knows (the legal actions come beside it, to the mover only).
+
+        Hands and face-up cards are kept sorted, so they are named as they lie."""
         top = self.top()
-        place = {p: i + 1 for i, p in enumerate(self.out)}
+        out = self.out
+        n = _NAMES
         return {
             "game": "vandtia",
             "variant": self.variant,
@@ -450,22 +460,21 @@ class VandtiaState:
             "to_move": self.to_move,
             "move": self.moves,
             "move_cap": MOVE_CAP,
-            "hand": C.names(sorted(self.hands[seat])),
-            "pile": C.names(self.pile),
+            "hand": [n[c] for c in self.hands[seat]],
+            "pile": [n[c] for c in self.pile],
             "top": C.RANK_NAMES[top] if top else None,
-            "burned": C.names(self.burned),
+            "burned": [n[c] for c in self.burned],
             "stock": len(self.stock),
             "seats": [
                 {
                     "hand": len(self.hands[p]),
-                    "known": C.names(sorted(self.known[p])),
-                    "faceup": C.names(sorted(self.faceup[p])),
+                    "known": [n[c] for c in sorted(self.known[p])],
+                    "faceup": [n[c] for c in self.faceup[p]],
                     "facedown": [i for i, c in enumerate(self.facedown[p]) if c is not None],
-                    "out": place.get(p),
+                    "out": out.index(p) + 1 if p in out else None,
                 }
                 for p in range(self.n)
             ],
-            "legal": list(self.legal_actions()) if seat == self.to_move else [],
         }
 
     def all_cards(self) -> list[int]:
