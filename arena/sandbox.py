@@ -30,6 +30,8 @@ from .errors import BotFault
 PROTOCOL = 1
 MAX_LINE = 1 << 20  # longest answer a bot may send (bytes)
 LOG_TAIL = 2000  # characters of a bot's log kept with a fault
+_dumps, _loads, _NEWLINE, _clock = (orjson.dumps, orjson.loads, orjson.OPT_APPEND_NEWLINE,
+                                    time.perf_counter)
 
 
 @dataclass(frozen=True)
@@ -206,48 +208,47 @@ class Worker:
 
     def send(self, message: dict) -> None:
         try:
-            os.write(self.wfd, orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE))
+            os.write(self.wfd, _dumps(message, option=_NEWLINE))
         except OSError:
             raise self.fault("exited") from None
 
-    def receive(self, timeout: float) -> dict:
+    def receive(self, timeout: float, since: float | None = None) -> dict:
         """The next line, parsed; BotFault on timeout, exit, or a malformed answer.
 
         The read blocks (no poll per message, which is most of a round trip's cost); the
-        watchdog thread kills the process at the deadline, which ends the read."""
-        self.deadline = time.perf_counter() + timeout
+        watchdog thread kills the process ``timeout`` seconds after ``since`` (default: now),
+        which ends the read."""
+        self.deadline = (since or _clock()) + timeout
+        buffer = self.buffer
         try:
-            if not self.buffer:  # the usual case: the whole answer in one read
+            while b"\n" not in buffer:  # the usual case: one read holds the whole answer
                 data = os.read(self.rfd, 1 << 16)
                 if not data:
                     raise self.fault("timeout" if self.timed_out else "exited")
-                self.buffer = data
-            while b"\n" not in self.buffer:
-                data = os.read(self.rfd, 1 << 16)
-                if not data:
-                    raise self.fault("timeout" if self.timed_out else "exited")
-                self.buffer += data
-                if len(self.buffer) > MAX_LINE and b"\n" not in self.buffer[:MAX_LINE + 1]:
+                buffer += data
+                if len(buffer) > MAX_LINE and b"\n" not in buffer[:MAX_LINE + 1]:
                     raise self.fault(f"protocol error: a line longer than {MAX_LINE} bytes")
         finally:
             self.deadline = None
-        line, _, self.buffer = self.buffer.partition(b"\n")
+        line, _, self.buffer = buffer.partition(b"\n")
         try:
-            message = orjson.loads(line)
+            message = _loads(line)
         except orjson.JSONDecodeError:
             raise self.fault(f"protocol error: not JSON: {line[:80]!r}") from None
         if type(message) is not dict:
             raise self.fault(f"protocol error: not a JSON object: {line[:80]!r}")
-        if message.get("type") == "error":
-            raise self.fault(str(message.get("error"))[:300])
         return message
 
-    def ask(self, message: dict, expect: str, timeout: float) -> dict:
+    def ask(self, message: dict, expect: str, timeout: float, since: float | None = None) -> dict:
+        """Send ``message`` and return the answer, which must be of type ``expect``."""
         self.send(message)
-        answer = self.receive(timeout)
-        if answer.get("type") != expect:
+        answer = self.receive(timeout, since)
+        kind = answer.get("type")
+        if kind != expect:
+            if kind == "error":
+                raise self.fault(str(answer.get("error"))[:300])
             raise self.fault(f"protocol error: expected {expect!r}, got "
-                             f"{orjson.dumps(answer)[:80].decode(errors='replace')!r}")
+                             f"{_dumps(answer)[:80].decode(errors='replace')!r}")
         return answer
 
     # -- ending --------------------------------------------------------------------------
@@ -335,6 +336,9 @@ class Worker:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+_MISSING = object()
+
+
 class SandboxBot:
     """The Bot interface (``start``, ``act``, ``end``) over a worker process."""
 
@@ -352,17 +356,27 @@ class SandboxBot:
         self.bank = self.limits.bank_s
         message = {"type": "start", "protocol": PROTOCOL, **info,
                    "limits": {"move_s": self.limits.move_s, "bank_s": self.limits.bank_s}}
-        self._ask(message, "ready", self.limits.start_s)
+        try:
+            self.worker.ask(message, "ready", self.limits.start_s)
+        except BotFault as fault:
+            raise self._lost(fault) from None
 
     def act(self, observation: dict, legal: list):
-        start = time.perf_counter()
-        answer = self._ask({"type": "act", "observation": observation, "legal": legal},
-                           "action", self.limits.move_s + self.bank)
-        spent = time.perf_counter() - start
-        self.bank -= max(0.0, spent - self.limits.move_s)
+        start = _clock()
+        try:
+            answer = self.worker.ask({"type": "act", "observation": observation, "legal": legal},
+                                     "action", self.limits.move_s + self.bank, start)
+            action = answer.get("action", _MISSING)
+            if action is _MISSING:
+                raise self.worker.fault('protocol error: an action message without "action"')
+        except BotFault as fault:
+            raise self._lost(fault) from None
+        spent = _clock() - start
+        if spent > self.limits.move_s:
+            self.bank -= spent - self.limits.move_s
         if self.move_times is not None:
             self.move_times.append(spent)
-        return answer["action"]
+        return action
 
     def end(self, result: dict) -> None:
         if self.worker is not None and self.worker.alive:
@@ -371,20 +385,13 @@ class SandboxBot:
             except BotFault:
                 self.close()
 
-    def _ask(self, message: dict, expect: str, timeout: float) -> dict:
-        """One exchange; on any fault the worker is killed (a new one serves the next
-        match) and the fault, with the bot's log tail, goes to the referee."""
-        w = self.worker
-        try:
-            answer = w.ask(message, expect, timeout)
-            if expect == "action" and "action" not in answer:
-                raise w.fault("protocol error: an action message without \"action\"")
-            return answer
-        except BotFault as fault:
-            self.log = fault.log
-            w.close()
-            self.worker = None
-            raise
+    def _lost(self, fault: BotFault) -> BotFault:
+        """After any fault the worker is gone (a new one serves the next match); the fault,
+        with the bot's log tail, goes on to the referee."""
+        self.log = fault.log
+        self.worker.close()
+        self.worker = None
+        return fault
 
     def close(self) -> None:
         if self.worker is not None:
