@@ -8,7 +8,7 @@ import resource
 import statistics
 import tempfile
 import time
-from dataclasses import astuple
+from dataclasses import astuple, replace
 from pathlib import Path
 
 from .bot import make_bot
@@ -43,25 +43,86 @@ def engine_games(game, variant: str, players: int, games: int, seed: int = 0) ->
 class _Random:
     """A trusted in-process random policy: the referee's own cost, without a sandbox."""
 
+    asked = 0
+
     def start(self, info):
         self.rng = random.Random(info["seed"])
 
     def act(self, observation, legal):
+        self.asked += 1
         return legal[self.rng.randrange(len(legal))]
 
     def end(self, result):
         pass
 
 
+BARE = """import os, random, sys, orjson
+out = os.fdopen(os.dup(1), "wb", buffering=0)
+rng = random.Random(0)
+for line in sys.stdin.buffer:
+    message = orjson.loads(line)
+    if message["type"] == "act":
+        legal = message["legal"]
+        out.write(orjson.dumps({"type": "action", "action": legal[rng.randrange(len(legal))]},
+                               option=orjson.OPT_APPEND_NEWLINE))
+    elif message["type"] == "start":
+        rng.seed(message["seed"])
+        out.write(b'{"type": "ready"}\\n')
+"""
+
+
+class _Bare:
+    """The floor a sandboxed bot is measured against: the same protocol and codec, random
+    choice like ``random``, in a bare process - no confinement, no worker, no plugin, no
+    watchdog, no checks on the runner's side."""
+
+    def __init__(self):
+        import subprocess
+        import sys
+
+        self.proc = subprocess.Popen([sys.executable, "-I", "-c", BARE], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, bufsize=0)
+        self.w, self.r = self.proc.stdin.fileno(), self.proc.stdout.fileno()
+        self.asked = 0
+
+    def _ask(self, message):
+        import os
+
+        import orjson
+
+        os.write(self.w, orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE))
+        return orjson.loads(os.read(self.r, 1 << 16))
+
+    def start(self, info):
+        self._ask({"type": "start", **info})
+
+    def act(self, observation, legal):
+        self.asked += 1
+        return self._ask({"type": "act", "observation": observation, "legal": legal})["action"]
+
+    def end(self, result):
+        pass
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.stdout.close()
+        self.proc.wait()
+
+
 def referee_games(game, variant: str, players: int, games: int, seed: int = 0,
-                  entry=None) -> dict:
-    """Whole matches through the referee, with observations: in-process random policies, or
-    (``entry``) a sandboxed worker per seat, each serving every game. CPU time counts the
-    runner and, once they have exited, the bot processes."""
+                  entry=None, bare: bool = False) -> dict:
+    """Whole matches through the referee, with observations: in-process random policies,
+    (``entry``) a sandboxed worker per seat, or (``bare``) a bare random process per seat,
+    each serving every game. CPU time counts the runner and, once they have exited, the bot
+    processes. ``asked_per_game``: moves a bot chose (a forced move is not asked)."""
     from .bot import PythonBot
 
-    bots = ([make_bot(entry) for _ in range(players)] if entry is not None
-            else [PythonBot(_Random()) for _ in range(players)])
+    if entry is not None:
+        bots = [make_bot(entry) for _ in range(players)]
+        for bot in bots:
+            bot.move_times = []
+    else:
+        bots = [_Bare() if bare else PythonBot(_Random()) for _ in range(players)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start, wall = time.process_time(), time.perf_counter()
     moves = 0
@@ -75,29 +136,16 @@ def referee_games(game, variant: str, players: int, games: int, seed: int = 0,
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = time.process_time() - start + (after.ru_utime + after.ru_stime
                                          - before.ru_utime - before.ru_stime)
+    asked = sum(len(b.move_times) if entry is not None else getattr(b, "obj", b).asked
+                for b in bots)
     return {"games": games, "cpu_s": cpu, "wall_s": wall, "games_per_s": games / cpu,
-            "moves_per_game": moves / games}
-
-
-ECHO = """import os, sys, orjson
-out = os.fdopen(os.dup(1), "wb", buffering=0)
-for line in sys.stdin.buffer:
-    legal = orjson.loads(line)["legal"]
-    out.write(orjson.dumps({"type": "action", "action": legal[0]},
-                           option=orjson.OPT_APPEND_NEWLINE))
-"""
+            "moves_per_game": moves / games, "asked_per_game": asked / games}
 
 
 def round_trip(entry, game, variant: str, players: int, moves: int, seed: int = 0) -> dict:
     """Median time from sending ``act`` to holding the answer, over ``moves`` real positions
-    of a random game, for a sandboxed worker of ``entry`` - and, in the same run, for a bare
-    unconfined echo process with the same codec (the floor the sandbox is compared with)."""
-    import os
-    import subprocess
-    import sys
-
-    import orjson
-
+    of random games where the mover has a choice (only those are asked), for a sandboxed
+    worker of ``entry`` - and, in the same run, for the bare process of :class:`_Bare`."""
     rng = random.Random(seed)
     positions, g = [], 0
     while len(positions) < moves:
@@ -105,33 +153,24 @@ def round_trip(entry, game, variant: str, players: int, moves: int, seed: int = 
         g += 1
         while not state.over and len(positions) < moves:
             legal = list(state.legal_actions())
-            positions.append((state.observation(state.to_move), legal))
+            if len(legal) > 1:
+                positions.append((state.observation(state.to_move), legal))
             state.apply(legal[rng.randrange(len(legal))])
 
-    bot = make_bot(entry)
-    echo = subprocess.Popen([sys.executable, "-I", "-c", ECHO], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, bufsize=0)
-    try:
-        bot.start({"game": game.name, "variant": variant, "seat": 0, "players": players,
-                   "seed": seed})
-        sandboxed, bare = [], []
-        for observation, legal in positions:
-            t = time.perf_counter()
-            bot.act(observation, legal)
-            sandboxed.append(time.perf_counter() - t)
-        for observation, legal in positions:
-            t = time.perf_counter()
-            os.write(echo.stdin.fileno(), orjson.dumps(
-                {"type": "act", "observation": observation, "legal": legal},
-                option=orjson.OPT_APPEND_NEWLINE))
-            orjson.loads(os.read(echo.stdout.fileno(), 1 << 16))
-            bare.append(time.perf_counter() - t)
-    finally:
-        bot.close()
-        echo.stdin.close()
-        echo.wait()
-    return {"moves": moves, "median_us": statistics.median(sandboxed) * 1e6,
-            "floor_us": statistics.median(bare) * 1e6}
+    info = {"game": game.name, "variant": variant, "seat": 0, "players": players, "seed": seed}
+    times = {}
+    for kind, bot in (("sandboxed", make_bot(entry)), ("bare", _Bare())):
+        try:
+            bot.start(info)
+            spent = []
+            for observation, legal in positions:
+                t = time.perf_counter()
+                bot.act(observation, legal)
+                spent.append(time.perf_counter() - t)
+            times[kind] = statistics.median(spent) * 1e6
+        finally:
+            bot.close()
+    return {"moves": moves, "median_us": times["sandboxed"], "floor_us": times["bare"]}
 
 
 SECOND_RANDOM = '''"""A second random bot: a benchmark season is random against random."""
@@ -163,12 +202,12 @@ def season(matches: int, workers: int, url: str | None = None, seed: int = 0,
     (1 - summed match durations / (workers x wall)): scheduling, transport, storage and
     rating, with the coordinating process sharing the machine. ``stored_per_s`` is the
     storage layer alone: as many results written again, batch by batch, into a new season
-    (the first batches, cycled). ``peak_mb`` is this process's peak resident memory, read
+    (the first batch, cycled). ``peak_mb`` is this process's peak resident memory, read
     before that: flat in the number of matches, as fixtures and results are streamed.
     ``dask``: the matches run on a Dask LocalCluster of ``workers`` processes instead."""
     from . import db, league
     from .plugins import Registry
-    from .scheduler import SeasonDef
+    from .scheduler import SeasonDef, default_batch
 
     with tempfile.TemporaryDirectory() as tmp:
         Path(tmp, "random2.py").write_text(SECOND_RANDOM)
@@ -177,16 +216,17 @@ def season(matches: int, workers: int, url: str | None = None, seed: int = 0,
         game = registry.game("vandtia")
         tag = f"bench-{time.time_ns()}"
         defn = SeasonDef(tag, "vandtia", "cardems", 2, ("random", "random-2"),
-                         math.ceil(matches / 2), seed, game.season_batch)
+                         math.ceil(matches / 2), seed)
+        defn = replace(defn, batch=default_batch(game, defn))
         row = league.create(engine, registry, defn)
-        sample: list[list[dict]] = []  # a few batches, kept for the storage measurement
+        sample: list[list[dict]] = []  # the first batch, kept for the storage measurement
         totals = {"played": 0, "in_matches": 0.0, "faults": 0}
 
         def on_batch(results, _rater):
             totals["played"] += len(results)
             totals["in_matches"] += sum(r["duration"] for r in results)
             totals["faults"] += sum(any(r["result"]["faults"]) for r in results)
-            if len(sample) < 8:
+            if not sample:
                 sample.append(results)
 
         cluster = None

@@ -164,21 +164,23 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
     ref = referee_games(game, variant, players, max(1, n // 4), seed)
     entry = registry.bot("random", game.name)
     boxed = referee_games(game, variant, players, max(1, n // 4), seed, entry)
-    table = Table("what", "games", "CPU s", "games/s per core", "moves/game")
+    bare = referee_games(game, variant, players, max(1, n // 4), seed, bare=True)
+    table = Table("what", "games", "CPU s", "games/s per core", "moves/game", "asked/game")
     table.add_row("engine (state API, random choice)", str(engine["games"]),
                   f"{engine['cpu_s']:.2f}", f"{engine['games_per_s']:,.0f}",
-                  f"{engine['moves_per_game']:.1f}")
+                  f"{engine['moves_per_game']:.1f}", "")
     for label, r in (("referee, in-process random policies", ref),
-                     ("referee, sandboxed random bots", boxed)):
+                     ("referee, sandboxed random bots", boxed),
+                     ("referee, bare random processes (the floor)", bare)):
         table.add_row(label, str(r["games"]), f"{r['cpu_s']:.2f}", f"{r['games_per_s']:,.0f}",
-                      f"{r['moves_per_game']:.1f}")
+                      f"{r['moves_per_game']:.1f}", f"{r['asked_per_game']:.1f}")
     print_renderable(table)
     click.echo(f"legal lists: longest {engine['longest_legal']} actions, slowest to build "
                f"{engine['slowest_legal_us']:.0f} us (over {max(1, n // 10)} games)")
     rt = round_trip(entry, game, variant, players, min(20000, max(200, n * 10)), seed)
     click.echo(f"round trip per move, runner <-> sandboxed random bot: median "
-               f"{rt['median_us']:.1f} us over {rt['moves']} moves (bare echo process, "
-               f"same codec: {rt['floor_us']:.1f} us)")
+               f"{rt['median_us']:.1f} us over {rt['moves']} moves (bare random process, "
+               f"same messages: {rt['floor_us']:.1f} us)")
     if season_matches:
         s = season_bench(season_matches, workers, season_db, seed, season_dask)
         table = Table("season", "matches", "with a fault", "workers", "wall s", "in matches s",

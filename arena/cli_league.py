@@ -6,6 +6,7 @@ import json
 import secrets
 import sys
 import time
+from dataclasses import replace
 
 import click
 from rich.console import Console, Group
@@ -17,7 +18,7 @@ from . import db, league
 from . import leaderboard as views
 from .errors import ArenaError
 from .referee import replay
-from .scheduler import SeasonDef
+from .scheduler import SeasonDef, default_batch
 from .transcript import print_renderable, render_transcript
 
 
@@ -74,7 +75,8 @@ def season() -> None:
               show_default=True, help="Where matches run: local processes or a Dask cluster.")
 @click.option("--scheduler", metavar="ADDRESS", help="The Dask scheduler (tcp://HOST:8786).")
 @click.option("--batch", type=click.IntRange(min=1),
-              help="Fixtures per worker task (default: the game's).")
+              help="Fixtures per worker task (default: the game's, at most a 16th of the "
+              "season).")
 @click.option("--limits", default="", metavar="K=V,...",
               help="Bot limits over the defaults, e.g. move_s=0.5,memory_mb=512 "
               "(docs/protocol.md).")
@@ -92,9 +94,11 @@ def season_run(registry, game, variant, players, bots, rounds, seed, name, worke
     players = players or g.variants[variant][0]
     seed = secrets.randbelow(2**31) if seed is None else seed
     defn = SeasonDef(name or f"{game}-{variant}-{seed}", game, variant, players, _bots(bots),
-                     rounds, seed, batch or g.season_batch, limits, suspend_after,
+                     rounds, seed, batch or 1, limits, suspend_after,
                      0 if mixed_teams else g.teams, g.seatings == "all",
                      bool(mixed_teams and g.teams))
+    if not batch:
+        defn = replace(defn, batch=default_batch(g, defn))
     engine = _engine(registry)
     pool = league.make_executor(executor, workers, scheduler)  # before anything is written
     row = league.create(engine, registry, defn)

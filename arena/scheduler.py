@@ -125,6 +125,13 @@ def fixture_count(defn: SeasonDef) -> int:
     return defn.rounds * per_round * defn.seatings
 
 
+def default_batch(game, defn: SeasonDef) -> int:
+    """The batch size of a new season: the game's for its variant, but at most a sixteenth
+    of the season, so that a short season still spreads over the workers. A function of the
+    definition alone, like the batches themselves."""
+    return max(1, min(game.batch(defn.variant), -(-fixture_count(defn) // 16)))
+
+
 def fixtures(defn: SeasonDef) -> Iterator[Fixture]:
     """Every fixture of the season in order, streamed (never all in memory)."""
     index = 0

@@ -22,7 +22,8 @@ from arena import db, league
 from arena import leaderboard as views
 from arena.games.vandtia import GAME
 from arena.ratings import Rater, Standing, rate
-from arena.scheduler import SeasonDef, batches, fixture_count, fixtures, round_groups
+from arena.scheduler import (SeasonDef, batches, default_batch, fixture_count, fixtures,
+                             round_groups)
 
 
 def defn(**kw):
@@ -122,6 +123,19 @@ def test_batches_are_fixed_by_fixture_index(size, done):
     assert [f.index for b in got for f in b] == [i for i in range(36) if i not in done]
     for batch in got:
         assert batch and len({f.index // size for f in batch}) == 1
+
+
+def test_the_default_batch_is_the_games_but_a_short_season_gets_sixteen(registry):
+    def batch(game, variant, players, rounds):
+        d = SeasonDef("b", game, variant, players, ("random", "greedy", "x", "y"), rounds, 1)
+        return default_batch(registry.game(game), d), fixture_count(d)
+
+    assert batch("vandtia", "cardems", 2, 1000) == (512, 12000)
+    assert batch("vandtia", "cardems", 2, 10) == (8, 120)  # 120 fixtures: 15 batches
+    assert batch("cherki", "standard", 3, 1000)[0] == 256
+    assert batch("tractor", "deal", 4, 1000)[0] == 128
+    assert batch("tractor", "match", 4, 1000)[0] == 8
+    assert batch("vandtia", "cardems", 2, 1) == (1, 12)
 
 
 def test_each_game_sets_its_own_draw_probability(tmp_path, registry):
@@ -397,7 +411,7 @@ def test_a_full_disk_stops_with_one_line_and_nothing_half_written(small_disk, tm
     import shutil
 
     path = small_disk / "full.db"
-    proc = arena(*RUN[:-2], "--workers", "2", "--rounds", "400", db_path=path)
+    proc = arena(*RUN[:-2], "--workers", "2", "--rounds", "400", "--batch", "32", db_path=path)
     _, err = proc.communicate(timeout=300)
     assert proc.returncode == 2 and "Traceback" not in err
     assert err.strip().splitlines()[-1] in ("arena: error: database: database or disk is full",

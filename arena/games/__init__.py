@@ -80,9 +80,11 @@ class Game:
     description: str = ""
     #: TrueSkill's prior chance that two seats share a place (must be above 0).
     draw_probability: float = 0.05
-    #: Fixtures per batch sent to a worker: enough to hide the per-task cost of the
-    #: executor, few enough that progress stays smooth and a killed season loses little.
-    season_batch: int = 32
+    #: Fixtures per batch sent to a worker, for every variant or by variant. Each bot's
+    #: sandboxed process starts once a batch (about 45 ms), so a batch should last a second
+    #: or two of play; a killed season loses at most one batch per worker. Small seasons are
+    #: cut finer (``scheduler.default_batch``).
+    season_batch: int | dict[str, int] = 32
     #: Duplicate deals go through the cyclic ``"rotations"`` of a group's seats, or through
     #: ``"all"`` its seatings (every permutation).
     seatings: str = "rotations"
@@ -100,6 +102,11 @@ class Game:
                 f"{self.name} {variant} is played by {allowed} players, not {players}"
             )
         return variant
+
+    def batch(self, variant: str) -> int:
+        """Fixtures per batch for ``variant`` (see ``season_batch``)."""
+        batch = self.season_batch
+        return batch if isinstance(batch, int) else batch[variant]
 
     def new_state(self, variant: str, players: int, seed: int, record: bool = False):
         raise NotImplementedError
