@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import math
+import os
 import random
 import resource
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import astuple, replace
 from pathlib import Path
+
+import orjson
 
 from .bot import make_bot
 from .referee import play_match
@@ -77,19 +82,12 @@ class _Bare:
     watchdog, no checks on the runner's side."""
 
     def __init__(self):
-        import subprocess
-        import sys
-
         self.proc = subprocess.Popen([sys.executable, "-I", "-c", BARE], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, bufsize=0)
         self.w, self.r = self.proc.stdin.fileno(), self.proc.stdout.fileno()
         self.asked = 0
 
     def _ask(self, message):
-        import os
-
-        import orjson
-
         os.write(self.w, orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE))
         return orjson.loads(os.read(self.r, 1 << 16))
 

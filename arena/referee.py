@@ -48,8 +48,9 @@ def play_match(game, variant: str, bots: list, seed: int, names: list[str] | Non
     Returns ``(match, state)``; the state is the final one (with events if ``record``).
     A seat with a single legal action is not asked: the referee plays it (a bot sees it in
     its next observation, which holds the whole public state), so a bot is only ever asked
-    to choose - a third of Vändtia's moves are forced pick-ups. A bot that raises, or answers something not in the legal list, forfeits: it takes last
-    place, the match ends, and the reason is stored in ``result.faults``.
+    to choose - a third of Vändtia's moves are forced pick-ups. A bot that raises, or
+    answers something not in the legal list, forfeits: it takes last place, the match ends,
+    and the reason is stored in ``result.faults``.
     """
     n = len(bots)
     variant = game.check(variant, n)

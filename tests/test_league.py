@@ -22,8 +22,7 @@ from arena import db, league
 from arena import leaderboard as views
 from arena.games.vandtia import GAME
 from arena.ratings import Rater, Standing, rate
-from arena.scheduler import (SeasonDef, batches, default_batch, fixture_count, fixtures,
-                             round_groups)
+from arena.scheduler import SeasonDef, batches, default_batch, fixture_count, fixtures, round_groups
 
 
 def defn(**kw):
