@@ -105,6 +105,14 @@ def test_bench_reports_games_per_second_and_a_seasons_overhead():
     row = next(line for line in result.stdout.splitlines() if "random vs random" in line)
     assert row.split("│")[2].strip() == "40" and "%" in row
 
+    def cells(label):  # moves/game and asked/game of a row
+        line = next(line for line in result.stdout.splitlines() if label in line)
+        return [float(c) for c in line.split("│")[-3:-1]]
+
+    # the bare floor plays the very games the sandboxed bots play; forced moves are not asked
+    moves, asked = cells("sandboxed random bots")
+    assert cells("bare random processes") == [moves, asked] and 0 < asked < moves
+
 
 def test_help_and_version():
     assert arena("--help").returncode == 0 and "play" in arena("--help").stdout
