@@ -22,6 +22,7 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Field, Session, SQLModel, create_engine, func, select
 
 from .errors import ArenaError
+from .referee import ASKING
 
 DEFAULT_URL = "sqlite:///results/arena.db"
 SCHEMA_VERSION = 2
@@ -204,7 +205,8 @@ def create_season(engine, defn, bots: list[BotRow], fixtures: int) -> SeasonRow:
         row = SeasonRow(name=defn.name, game=defn.game, variant=defn.variant,
                         players=defn.players, bots=dumps(list(defn.bots)), rounds=defn.rounds,
                         seed=defn.seed,
-                        options=dumps({"code_hashes": hashes, "batch": defn.batch,
+                        options=dumps({"code_hashes": hashes, "asking": ASKING,
+                                       "batch": defn.batch,
                                        "limits": defn.limits,
                                        "suspend_after": defn.suspend_after,
                                        "teams": defn.teams,

@@ -2,7 +2,8 @@
 
 Bots are recorded with their version, source and a SHA-256 of their code (taken by the
 sandboxed worker that lists them); resuming a season whose bots' code has changed is refused,
-since the results would mix two versions.
+since the results would mix two versions. So is resuming one begun under another way of
+asking bots (``referee.ASKING``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from . import db
 from .errors import ArenaError
 from .plugins import Registry
 from .ratings import Rater, Standing, rate
+from .referee import ASKING
 from .scheduler import Fixture, SeasonDef, fixture_count, run, suspended_result, validate
 
 
@@ -175,10 +177,14 @@ def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | Non
     ``on_batch(results, rater)`` is called after each stored batch (for progress views)."""
     defn = definition(row)
     validate(defn, registry)
-    hashes = json.loads(row.options).get("code_hashes", {})
+    options = json.loads(row.options)
     for name in defn.bots:
-        if hashes.get(name) not in (None, registry.bot(name, defn.game).code_hash):
+        if options.get("code_hashes", {}).get(name) not in (
+                None, registry.bot(name, defn.game).code_hash):
             raise ArenaError(f"bot {name!r} has changed since season {row.name!r} started")
+    if options.get("asking", 1) != ASKING:
+        raise ArenaError(f"season {row.name!r} began under a referee that asked bots every "
+                         "move; finishing it now would mix two rules (start a new season)")
     done = db.stored_fixtures(engine, row.id)
     game = registry.game(row.game)
     rater = SeasonRater(engine, row, done, game.draw_probability, defn.suspend_after,

@@ -13,6 +13,11 @@ from .cards import derive_seed
 from .errors import BotFault, crash_reason
 from .games import Result
 
+#: How the referee asks bots, stored with every season: 1, every move; 2, not when a seat
+#: has a single legal action. Bots see other positions under each rule (and draw other
+#: random numbers), so a season is only ever finished under the rule it began with.
+ASKING = 2
+
 
 @dataclass
 class Match:

@@ -50,6 +50,7 @@ def load_source(kind: str, target: str):
     name = f"arena_botfile_{''.join(c if c.isalnum() else '_' for c in target[-40:])}_{digest}"
     spec = importlib.util.spec_from_file_location(name, target)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # as an import would: its classes can name their source file
     spec.loader.exec_module(module)
     return module
 

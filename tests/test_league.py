@@ -20,8 +20,11 @@ from hypothesis import strategies as st
 
 from arena import db, league
 from arena import leaderboard as views
+from arena.bench import SECOND_RANDOM
+from arena.errors import ArenaError
 from arena.games.vandtia import GAME
 from arena.ratings import Rater, Standing, rate
+from arena.referee import ASKING
 from arena.scheduler import SeasonDef, batches, default_batch, fixture_count, fixtures, round_groups
 
 
@@ -231,6 +234,37 @@ def test_a_season_name_that_exists_is_refused(engine, registry):
     _season(engine, registry, rounds=1)
     with pytest.raises(Exception, match="exists"):
         _season(engine, registry, rounds=1)
+
+
+def test_a_season_whose_bot_changed_is_not_resumed(tmp_path, engine):
+    from arena.plugins import Registry
+
+    bot = tmp_path / "bots" / "mine.py"
+    bot.parent.mkdir()
+    bot.write_text(SECOND_RANDOM.replace("random-2", "mine"))
+    row = league.create(engine, Registry(bots_dirs=[bot.parent]), SeasonDef(
+        "s", "vandtia", "cardems", 2, ("random", "mine"), 2, 1))
+    bot.write_text(bot.read_text() + "\n# a new version\n")
+    with pytest.raises(ArenaError, match="bot 'mine' has changed since season 's' started"):
+        league.play(engine, Registry(bots_dirs=[bot.parent]), row)
+    assert db.stored_fixtures(engine, row.id) == set()
+
+
+def test_a_season_begun_under_another_asking_rule_is_not_resumed(engine, registry):
+    row = league.create(engine, registry, SeasonDef(
+        "old", "vandtia", "cardems", 2, ("random", "greedy"), 2, 1))
+    assert json.loads(row.options)["asking"] == ASKING
+    with db.Session(engine) as session:  # as stored before forced moves stopped being asked
+        stored = session.get(db.SeasonRow, row.id)
+        options = json.loads(stored.options)
+        del options["asking"]
+        stored.options = json.dumps(options)
+        session.add(stored)
+        session.commit()
+        session.refresh(stored)
+    with pytest.raises(ArenaError, match="began under a referee that asked bots every move"):
+        league.play(engine, registry, stored)
+    assert db.stored_fixtures(engine, row.id) == set()
 
 
 def arena(*args, db_path, **kw):
