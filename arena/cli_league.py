@@ -118,6 +118,7 @@ def season_resume(registry, name, workers, executor, scheduler) -> None:
     """Play exactly the fixtures of season NAME not yet stored."""
     engine = _engine(registry)
     row = db.get_season(engine, name)
+    league.playable(registry, row)  # a season that cannot go on says so before anything
     _run(engine, registry, row, league.make_executor(executor, workers, scheduler))
     _show_leaderboard(engine, registry, db.get_season(engine, name))
 

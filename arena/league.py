@@ -171,10 +171,10 @@ class SeasonRater:
         return self.rater.standings()
 
 
-def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | None = None,
-         workers: int | None = None, on_batch=None, own_executor: bool = False) -> int:
-    """Play the fixtures of season ``row`` not yet stored; rate it when complete.
-    ``on_batch(results, rater)`` is called after each stored batch (for progress views)."""
+def playable(registry: Registry, row: db.SeasonRow) -> SeasonDef:
+    """The definition of season ``row``; ArenaError if it cannot be played on here: a bot
+    is missing or has changed since the season began, or the season began under another
+    way of asking bots."""
     defn = definition(row)
     validate(defn, registry)
     options = json.loads(row.options)
@@ -185,6 +185,14 @@ def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | Non
     if options.get("asking", 1) != ASKING:
         raise ArenaError(f"season {row.name!r} began under a referee that asked bots every "
                          "move; finishing it now would mix two rules (start a new season)")
+    return defn
+
+
+def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | None = None,
+         workers: int | None = None, on_batch=None, own_executor: bool = False) -> int:
+    """Play the fixtures of season ``row`` not yet stored; rate it when complete.
+    ``on_batch(results, rater)`` is called after each stored batch (for progress views)."""
+    defn = playable(registry, row)
     done = db.stored_fixtures(engine, row.id)
     game = registry.game(row.game)
     rater = SeasonRater(engine, row, done, game.draw_probability, defn.suspend_after,
