@@ -248,6 +248,11 @@ def test_a_season_whose_bot_changed_is_not_resumed(tmp_path, engine):
     with pytest.raises(ArenaError, match="bot 'mine' has changed since season 's' started"):
         league.play(engine, Registry(bots_dirs=[bot.parent]), row)
     assert db.stored_fixtures(engine, row.id) == set()
+    proc = arena("--bots-dir", str(bot.parent), "season", "resume", "s",
+                 db_path=tmp_path / "arena.db")
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2 and err.splitlines() == [
+        "arena: error: bot 'mine' has changed since season 's' started"]
 
 
 def test_a_season_begun_under_another_asking_rule_is_not_resumed(engine, registry):
