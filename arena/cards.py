@@ -1,4 +1,4 @@
-"""Cards, decks, seeded shuffles and seed derivation.
+"""Cards, decks, seeded shuffles and seed derivation (public and keyed).
 
 A card is a small int ``rank * 4 + suit`` so that engines can compare ranks with a shift and
 keep hands as plain lists; its public name is a short ASCII string such as ``"7H"`` or
@@ -9,7 +9,9 @@ together simply hold every int twice.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import random
+import secrets
 
 RANK_NAMES = {2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "8", 9: "9", 10: "10",
               11: "J", 12: "Q", 13: "K", 14: "A"}
@@ -60,6 +62,30 @@ def derive_seed(seed: int, *role: object) -> int:
     """
     text = "/".join([str(int(seed)), *map(str, role)])
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+
+
+#: The secret of a season or match played with ``--public-seed``: anyone who knows its seed
+#: can compute every deal and every bot's seed (research, tests). Shown wherever it is used.
+PUBLIC_SECRET = "public"
+
+
+def new_secret() -> str:
+    """A fresh random secret for a season or match: 256 bits, as 64 hex digits."""
+    return secrets.token_hex(32)
+
+
+def keyed_seed(secret: str, *role: object) -> int:
+    """A 63-bit seed for ``role`` keyed by ``secret``: HMAC-SHA-256 (RFC 2104) over the same
+    canonical text as :func:`derive_seed`. Without the secret, one seed - a deal's, a bot's -
+    tells nothing about another, however well the role (root seed, round, seat) is known."""
+    text = "/".join(map(str, role)).encode()
+    return int.from_bytes(hmac.digest(secret.encode(), text, "sha256")[:8], "big") >> 1
+
+
+def seeding(secret: str | None) -> str:
+    """How a season's chance was drawn: ``secret`` (keyed by its own random secret),
+    ``public`` (``--public-seed``) or ``legacy`` (before secrets: from the root seed alone)."""
+    return "legacy" if secret is None else "public" if secret == PUBLIC_SECRET else "secret"
 
 
 def shuffled(cards: list[int], seed: int) -> list[int]:

@@ -18,6 +18,7 @@ from . import __version__
 from .bench import engine_games, referee_games, round_trip
 from .bench import season as season_bench
 from .bot import make_bot
+from .cli_options import secret_of, secret_options
 from .db import DEFAULT_URL
 from .errors import ArenaError
 from .plugins import Registry, bots_dirs_from_env
@@ -74,11 +75,12 @@ def bots(registry: Registry) -> None:
 
 
 def _play(registry, game_name, variant, bot_names, seed, show, omniscient, as_json,
-          limits=""):
+          limits="", secret=None):
+    from .exports import play_deal_seed, play_record
     from .sandbox import Limits
 
     limits = Limits.parse(limits)
-
+    secret = secret or secret_of(None, False)
     game = registry.game(game_name)
     bot_names = list(bot_names)
     if game.teams and len(bot_names) == game.teams:  # one bot per team plays all its seats
@@ -89,20 +91,22 @@ def _play(registry, game_name, variant, bot_names, seed, show, omniscient, as_js
     if seed is None:
         seed = secrets.randbelow(2**31)
         click.echo(f"seed {seed}", err=True)
+    deal_seed = play_deal_seed(secret, seed)
     bots = [make_bot(e, limits) for e in entries]
     try:
-        match, _ = play_match(game, variant, bots, seed, bot_names)
+        match, _ = play_match(game, variant, bots, deal_seed, bot_names, secret=secret)
     finally:
         for bot in bots:
             bot.close()
     if show or omniscient:
         # The transcript comes from replaying the stored actions with events recorded.
-        state = replay(game, variant, len(bot_names), seed, match.actions, record=True)
+        state = replay(game, variant, len(bot_names), deal_seed, match.actions, record=True)
         print_renderable(render_transcript(match, state.events, omniscient), stderr=as_json)
     elif not as_json:
         print_renderable(render_result(match))
     if as_json:
-        click.echo(json.dumps(match.to_json(), indent=2, ensure_ascii=False))
+        click.echo(json.dumps(play_record(game, match, seed, secret), indent=2,
+                              ensure_ascii=False))
 
 
 @cli.command()
@@ -113,14 +117,19 @@ def _play(registry, game_name, variant, bot_names, seed, show, omniscient, as_js
 @click.option("--show", is_flag=True, help="Print a readable transcript.")
 @click.option("--omniscient", is_flag=True, help="Show hidden cards too (implies --show).")
 @click.option("--json", "as_json", is_flag=True,
-              help="Print the result and replay as JSON on stdout (transcript to stderr).")
+              help="Print the match as JSON on stdout, secret included (transcript to stderr).")
 @click.option("--limits", default="", metavar="K=V,...",
               help="Bot limits over the defaults, e.g. move_s=0.5,strict=1 (docs/protocol.md).")
+@secret_options
 @click.pass_obj
-def play(registry, game, bot_names, variant, seed, show, omniscient, as_json, limits) -> None:
+def play(registry, game, bot_names, variant, seed, show, omniscient, as_json, limits,
+         secret_from, public_seed) -> None:
     """Play one match: one BOT per seat, seat 0 first (in a team game, one BOT per team
-    plays every seat of its team)."""
-    _play(registry, game, variant, bot_names, seed, show, omniscient, as_json, limits)
+    plays every seat of its team). The deal is keyed by a fresh random secret, which --json
+    prints: pass that record back with --secret-from and the same --seed to play the same
+    deal again."""
+    _play(registry, game, variant, bot_names, seed, show, omniscient, as_json, limits,
+          secret_of(secret_from, public_seed))
 
 
 @cli.command()
@@ -239,11 +248,12 @@ def check_bot_command(registry, name, games, matches) -> None:
 
 
 def _register_league_commands() -> None:
-    from .cli_league import leaderboard, replay_command, season
+    from .cli_league import leaderboard, replay_command, season, verify_command
 
     cli.add_command(season)
     cli.add_command(leaderboard)
     cli.add_command(replay_command)
+    cli.add_command(verify_command)
 
 
 _register_league_commands()

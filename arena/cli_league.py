@@ -16,6 +16,8 @@ from rich.table import Table
 
 from . import db, league
 from . import leaderboard as views
+from .cards import seeding
+from .cli_options import secret_of, secret_options
 from .errors import ArenaError
 from .referee import replay
 from .scheduler import SeasonDef, default_batch
@@ -85,10 +87,14 @@ def season() -> None:
 @click.option("--mixed-teams", is_flag=True,
               help="Team games: one bot per seat, partnerships drawn each round, rated as "
               "teams (default: each bot plays every seat of one team).")
+@secret_options
 @click.pass_obj
 def season_run(registry, game, variant, players, bots, rounds, seed, name, workers, executor,
-               scheduler, batch, limits, suspend_after, mixed_teams) -> None:
-    """Play a round-robin season and rate every bot."""
+               scheduler, batch, limits, suspend_after, mixed_teams, secret_from,
+               public_seed) -> None:
+    """Play a round-robin season and rate every bot. Every deal is keyed by the season's
+    secret, random unless --secret-from or --public-seed: the seed alone fixes the
+    schedule, the seed and secret together every card."""
     g = registry.game(game)
     variant = g.check(variant)
     players = players or g.variants[variant][0]
@@ -96,13 +102,15 @@ def season_run(registry, game, variant, players, bots, rounds, seed, name, worke
     defn = SeasonDef(name or f"{game}-{variant}-{seed}", game, variant, players, _bots(bots),
                      rounds, seed, batch or 1, limits, suspend_after,
                      0 if mixed_teams else g.teams, g.seatings == "all",
-                     bool(mixed_teams and g.teams))
+                     bool(mixed_teams and g.teams), secret_of(secret_from, public_seed))
     if not batch:
         defn = replace(defn, batch=default_batch(g, defn))
     engine = _engine(registry)
     pool = league.make_executor(executor, workers, scheduler)  # before anything is written
     row = league.create(engine, registry, defn)
-    click.echo(f"season {row.name}: {row.fixtures} matches, seed {seed}", err=True)
+    click.echo(f"season {row.name}: {row.fixtures} matches, seed {seed}"
+               + (" (public: anyone who knows the seed can compute every deal)"
+                  if seeding(row.secret) == "public" else ""), err=True)
     _run(engine, registry, row, pool)
     _show_leaderboard(engine, registry, db.get_season(engine, row.name))
 
@@ -131,7 +139,9 @@ def season_list(registry) -> None:
               "status")
     for row, stored in db.list_seasons(_engine(registry)):
         t.add_row(row.name, row.game, row.variant, str(row.players),
-                  ", ".join(json.loads(row.bots)), str(row.rounds), str(row.seed),
+                  ", ".join(json.loads(row.bots)), str(row.rounds),
+                  str(row.seed) + ("" if seeding(row.secret) == "secret"
+                                   else f" ({seeding(row.secret)})"),
                   f"{stored}/{row.fixtures}", row.status)
     print_renderable(t)
 
@@ -151,12 +161,49 @@ def season_show(registry, name) -> None:
         print_renderable(faults)
 
 
+@season.command("export")
+@click.argument("name")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True),
+              help="Write to this file (default: stdout).")
+@click.pass_obj
+def season_export(registry, name, output) -> None:
+    """Season NAME as JSON lines: its definition, secret and bot versions, then every stored
+    match (deal seed, seats, result, each action with its seat). 'arena verify' checks it;
+    --secret-from takes its secret. Keep it where bots cannot read it."""
+    from .exports import dumps, season_lines
+
+    engine = _engine(registry)
+    row = db.get_season(engine, name)
+    lines = (dumps(line) + "\n" for line in season_lines(engine, registry, row))
+    if output is None:
+        for line in lines:
+            click.echo(line, nl=False)
+        return
+    try:
+        with open(output, "w") as f:
+            f.writelines(lines)
+    except OSError as e:
+        raise ArenaError(f"cannot write {output}: {e.strerror}") from None
+
+
+def _seeding_note(row) -> str:
+    """What to know about how a season's deals were drawn, if anything."""
+    kind = seeding(row.secret)
+    if kind == "public":
+        return " has a public seed: anyone who knows the seed can compute every deal"
+    if kind == "legacy":
+        return " was made before secrets: a bot could compute its deals from the seed"
+    return ""
+
+
 def _show_leaderboard(engine, registry, row) -> None:
     standings = league.standings(engine, registry, row.game, row.variant, row.players, row.name)
     stored = len(db.stored_fixtures(engine, row.id))
     print_renderable(views.table(standings, f"{row.name}: {row.game} {row.variant}, "
                                             f"{row.players} players, {stored}/{row.fixtures} "
-                                            f"matches ({row.status})"))
+                                            f"matches ({row.status}), seed {row.seed}"))
+    if _seeding_note(row):
+        click.echo(f"note: season {row.name}{_seeding_note(row)}")
 
 
 @click.command()
@@ -190,9 +237,12 @@ def leaderboard(registry, game, variant, players, season_name, fmt) -> None:
 @click.option("--seat", type=click.IntRange(min=0), help="Show the hidden cards of this seat.")
 @click.option("--omniscient", is_flag=True, help="Show every hidden card.")
 @click.option("--verify", is_flag=True, help="Re-play from the seed and compare the result.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the match as JSON (each action with its seat) instead.")
 @click.pass_obj
-def replay_command(registry, match_id, seat, omniscient, verify) -> None:
+def replay_command(registry, match_id, seat, omniscient, verify, as_json) -> None:
     """Show a stored match again (and check it reproduces with --verify)."""
+    from .exports import fixture_seed, match_record, verify_match
     from .games import Result
     from .referee import Match
 
@@ -204,26 +254,55 @@ def replay_command(registry, match_id, seat, omniscient, verify) -> None:
         raise ArenaError(f"match {match_id} has seats 0-{len(names) - 1}")
     result = Result([s.rank for s in seats], [s.score for s in seats], match_row.reason,
                     match_row.moves, [s.fault for s in seats])
-    match = Match(game.name, season_row.variant, match_row.seed, names, actions, result)
-    state = replay(game, season_row.variant, len(names), match_row.seed, actions, record=True)
-    print_renderable(render_transcript(match, state.events, omniscient, viewer=seat))
-    for s in seats:
-        if s.fault and s.log:
-            click.echo(f"seat {s.seat} ({s.bot}) {s.fault}; the end of its log:\n"
-                       + s.log.rstrip())
-    if verify and match_row.reason == "suspended":
-        click.echo(f"match {match_id}: not played (a bot was suspended), nothing to verify")
-    elif verify:
-        for i, fault in enumerate(result.faults):
-            if fault:
-                state.forfeit(i)
-        again = state.result()
-        same = (again.ranks, again.scores, again.reason, again.moves) == (
-            result.ranks, result.scores, result.reason, result.moves)
-        if not same:
-            click.echo(f"match {match_id}: replay differs from the stored result", err=True)
-            sys.exit(1)
-        click.echo(f"match {match_id}: verified, the replay gives the stored result")
+    record = match_record(game, season_row.variant, match_row.seed, names, result.to_json(),
+                          actions, match=match_id, season=season_row.name,
+                          fixture=match_row.fixture)
+    if as_json:
+        record["logs"] = {str(s.seat): s.log for s in seats if s.log}
+        click.echo(json.dumps(record, indent=2, ensure_ascii=False))
+    else:
+        match = Match(game.name, season_row.variant, match_row.seed, names, actions, result)
+        state = replay(game, season_row.variant, len(names), match_row.seed, actions,
+                       record=True)
+        print_renderable(render_transcript(match, state.events, omniscient, viewer=seat))
+        for s in seats:
+            if s.fault and s.log:
+                click.echo(f"seat {s.seat} ({s.bot}) {s.fault}; the end of its log:\n"
+                           + s.log.rstrip())
+    if not verify:
+        return
+    out = sys.stderr if as_json else sys.stdout
+    if match_row.reason == "suspended":
+        click.echo(f"match {match_id}: not played (a bot was suspended), nothing to verify",
+                   file=out)
+        return
+    why = verify_match(game, record)
+    if why is None and season_row.secret is not None and match_row.seed != fixture_seed(
+            league.definition(season_row), match_row.fixture):
+        why = "its deal seed does not follow from the season's seed and secret"
+    if why:
+        click.echo(f"match {match_id}: {why}", err=True)
+        sys.exit(1)
+    click.echo(f"match {match_id}: verified, the replay gives the stored result", file=out)
+
+
+@click.command("verify")
+@click.argument("path", metavar="FILE")
+@click.pass_obj
+def verify_command(registry, path) -> None:
+    """Check a match or season record (play --json, replay --json or season export): each
+    deal seed follows from its seed and secret, and each match replays to its result."""
+    from .exports import read_lines, verify
+
+    try:
+        checked, problems = verify(registry, read_lines(path))
+    except (KeyError, TypeError, AttributeError) as e:
+        raise ArenaError(f"{path}: not a match record (missing or malformed {e})") from None
+    for problem in problems:
+        click.echo(f"{path}: {problem}", err=True)
+    if problems:
+        sys.exit(1)
+    click.echo(f"{path}: {checked} match(es) verified")
 
 
 def run_demo_seasons(registry, url: str) -> None:

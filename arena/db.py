@@ -25,7 +25,7 @@ from .errors import ArenaError
 from .referee import ASKING
 
 DEFAULT_URL = "sqlite:///results/arena.db"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def now() -> datetime:
@@ -59,6 +59,7 @@ class SeasonRow(SQLModel, table=True):
     bots: str  # JSON list of names
     rounds: int
     seed: int = Field(sa_type=BigInteger)
+    secret: str | None = None  # keys every deal and bot seed; NULL: made before schema 3
     options: str = "{}"  # JSON object
     fixtures: int = 0
     status: str = "running"  # running, done
@@ -115,7 +116,11 @@ def _schema_2(conn) -> None:
     conn.exec_driver_sql("ALTER TABLE ratings ADD COLUMN suspended BOOLEAN NOT NULL DEFAULT false")
 
 
-MIGRATIONS: list = [(2, _schema_2)]  # (version, callable(connection)), in order
+def _schema_3(conn) -> None:
+    conn.exec_driver_sql("ALTER TABLE seasons ADD COLUMN secret VARCHAR")
+
+
+MIGRATIONS: list = [(2, _schema_2), (3, _schema_3)]  # (version, callable(connection)), in order
 
 
 def _sqlite_pragmas(dbapi_connection, _record):
@@ -204,7 +209,7 @@ def create_season(engine, defn, bots: list[BotRow], fixtures: int) -> SeasonRow:
         hashes = {b.name: b.code_hash for b in bots}
         row = SeasonRow(name=defn.name, game=defn.game, variant=defn.variant,
                         players=defn.players, bots=dumps(list(defn.bots)), rounds=defn.rounds,
-                        seed=defn.seed,
+                        seed=defn.seed, secret=defn.secret,
                         options=dumps({"code_hashes": hashes, "asking": ASKING,
                                        "batch": defn.batch,
                                        "limits": defn.limits,
@@ -372,6 +377,39 @@ def stored_ratings(engine, league: str, season_id: int | None) -> list[dict]:
         rows = conn.execute(select(RatingRow).where(*_ratings_of(league, season_id))
                             .order_by(RatingRow.id)).mappings().all()
     return [{k: v for k, v in r.items() if k != "id"} for r in rows]
+
+
+def season_matches(engine, season_id: int, page: int = 500):
+    """``(MatchRow, [SeatRow...])`` per stored match of a season, in fixture order, a page
+    at a time."""
+    low = -1
+    while True:
+        with Session(engine) as session:
+            matches = list(session.exec(
+                select(MatchRow).where(MatchRow.season_id == season_id, MatchRow.fixture > low)
+                .order_by(MatchRow.fixture).limit(page)))
+            if not matches:
+                return
+            seats = session.exec(select(SeatRow).where(
+                SeatRow.match_id.in_([m.id for m in matches]))
+                .order_by(SeatRow.match_id, SeatRow.seat)).all()
+        by_match = {k: list(g) for k, g in groupby(seats, key=lambda s: s.match_id)}
+        for match in matches:
+            yield match, by_match.get(match.id, [])
+        low = matches[-1].fixture
+
+
+def bot_versions(engine, game: str, code_hashes: dict[str, str]) -> dict[str, dict]:
+    """``{name: {version, source, code_hash}}`` of the bot versions a season recorded."""
+    with Session(engine) as session:
+        out = {}
+        for name, digest in sorted(code_hashes.items()):
+            bot = session.exec(select(BotRow).where(BotRow.name == name, BotRow.game == game,
+                                                    BotRow.code_hash == digest)).first()
+            if bot is not None:
+                out[name] = {"version": bot.version, "source": bot.source,
+                             "code_hash": bot.code_hash}
+        return out
 
 
 def get_match(engine, match_id: int) -> tuple[MatchRow, SeasonRow, list[SeatRow]]:

@@ -3,7 +3,8 @@
 Bots are recorded with their version, source and a SHA-256 of their code (taken by the
 sandboxed worker that lists them); resuming a season whose bots' code has changed is refused,
 since the results would mix two versions. So is resuming one begun under another way of
-asking bots (``referee.ASKING``).
+asking bots (``referee.ASKING``), or one made before seasons had secrets (its stored results
+stay readable).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def definition(row: db.SeasonRow) -> SeasonDef:
                      row.rounds, row.seed, options.get("batch", SeasonDef.batch),
                      options.get("limits", ""), options.get("suspend_after", 5),
                      options.get("teams", 0), options.get("every_seating", False),
-                     options.get("draw_partners", False))
+                     options.get("draw_partners", False), row.secret)
 
 
 def create(engine, registry: Registry, defn: SeasonDef) -> db.SeasonRow:
@@ -174,7 +175,7 @@ class SeasonRater:
 def playable(registry: Registry, row: db.SeasonRow) -> SeasonDef:
     """The definition of season ``row``; ArenaError if it cannot be played on here: a bot
     is missing or has changed since the season began, or the season began under another
-    way of asking bots."""
+    way of asking bots or before seasons had secrets."""
     defn = definition(row)
     validate(defn, registry)
     options = json.loads(row.options)
@@ -182,6 +183,10 @@ def playable(registry: Registry, row: db.SeasonRow) -> SeasonDef:
         if options.get("code_hashes", {}).get(name) not in (
                 None, registry.bot(name, defn.game).code_hash):
             raise ArenaError(f"bot {name!r} has changed since season {row.name!r} started")
+    if row.secret is None:
+        raise ArenaError(f"season {row.name!r} was made before seasons had secrets (a bot "
+                         "could compute its deals); finishing it now would mix two seedings "
+                         "(start a new season)")
     if options.get("asking", 1) != ASKING:
         raise ArenaError(f"season {row.name!r} began under a referee that asked bots every "
                          "move; finishing it now would mix two rules (start a new season)")

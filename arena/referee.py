@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .cards import derive_seed
+from .cards import PUBLIC_SECRET, keyed_seed
 from .errors import BotFault, crash_reason
 from .games import Result
 
@@ -47,8 +47,13 @@ def _fault(e: BaseException) -> str:
 
 
 def play_match(game, variant: str, bots: list, seed: int, names: list[str] | None = None,
-               record: bool = False):
+               record: bool = False, secret: str = PUBLIC_SECRET):
     """Referee one match of ``game`` between ``bots`` (objects with the Bot interface).
+
+    ``seed`` is the deal seed the engine draws every card from; each bot's own seed is keyed
+    by ``secret`` (:func:`arena.cards.keyed_seed` of the deal seed and its seat), so it tells
+    nothing about the deal. Bots must not learn the deal seed: seasons and ``arena play``
+    key it by a random secret too; the default secret is public, for tests and research.
 
     Returns ``(match, state)``; the state is the final one (with events if ``record``).
     A seat with a single legal action is not asked: the referee plays it (a bot sees it in
@@ -72,7 +77,7 @@ def play_match(game, variant: str, bots: list, seed: int, names: list[str] | Non
 
     for seat, bot in enumerate(bots):
         info = {"game": game.name, "variant": variant, "seat": seat, "players": n,
-                "seed": derive_seed(seed, "bot", seat)}
+                "seed": keyed_seed(secret, "bot", seed, seat)}
         try:
             bot.start(info)
         except (Exception, SystemExit) as e:

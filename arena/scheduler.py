@@ -11,8 +11,13 @@ The schedule is a pure function of the season definition:
 * **duplicate deals**: each group plays one deal (one seed) in every cyclic rotation of its
   seats - in a team game, of its teams (the teams' cards swapped); where the game asks for
   it, in every permutation - so the luck of the cards cancels out;
-* deal seeds are SHA-256 of (root seed, round, group); fixture indices run in
-  (round, group, rotation) order, and ratings are replayed in that order.
+* the root seed chooses the schedule (the balanced tables, the drawn partnerships); all chance
+  in a match - its deal seed and every bot's seed - is keyed by the season's *secret*
+  (HMAC-SHA-256 of root seed, round and group; ``cards.keyed_seed``), random when the
+  season is made, stored with it and never sent to a bot. So a bot that knows arena's code,
+  the definition and the root seed still cannot compute a deal; the same definition and
+  secret give the same season on any machine. Fixture indices run in (round, group,
+  rotation) order, and ratings are replayed in that order.
 
 Matches run on any ``concurrent.futures.Executor`` in batches fixed by fixture index (batch
 ``k`` holds fixtures ``k*batch`` to ``k*batch + batch - 1``, less those already stored); only
@@ -31,12 +36,12 @@ import random
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import combinations, groupby, islice, permutations
 
 from .bot import make_bot
-from .cards import derive_seed
+from .cards import derive_seed, keyed_seed, new_secret
 from .errors import ArenaError
 from .games import zero_sum_scores
 from .plugins import Registry
@@ -61,6 +66,8 @@ class SeasonDef:
     teams: int = 0  # team game, one bot per team: seat s is played by the bot of team s % teams
     every_seating: bool = False  # duplicates in every permutation of seats, not rotations
     draw_partners: bool = False  # mixed teams: each round a group's partnerships are drawn
+    #: keys every deal and bot seed; never sent to a bot (None: a season made before secrets)
+    secret: str | None = field(default_factory=new_secret, repr=False)
 
     @property
     def group(self) -> int:
@@ -137,7 +144,8 @@ def fixtures(defn: SeasonDef) -> Iterator[Fixture]:
     index = 0
     for rnd, round_ in enumerate(round_groups(defn)):
         for g, group in enumerate(round_):
-            seed = derive_seed(defn.seed, "deal", rnd, g)
+            seed = (keyed_seed(defn.secret, "deal", defn.seed, rnd, g) if defn.secret is not None
+                    else derive_seed(defn.seed, "deal", rnd, g))  # a season before secrets
             if defn.draw_partners:  # seats two apart are partners: shuffle who sits where
                 group = list(group)
                 random.Random(derive_seed(defn.seed, "partners", rnd, g)).shuffle(group)
@@ -174,7 +182,7 @@ def _registry(bots_dirs: tuple[str, ...]) -> Registry:
 
 
 def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits: str,
-               batch: list[Fixture]) -> list[dict]:
+               batch: list[Fixture], secret: str) -> list[dict]:
     """Run in a worker: play the fixtures of one batch, return plain results. Each bot's
     sandboxed process serves every match of the batch it plays (and is restarted after a
     fault), so a batch - fixed by fixture index - always meets the same processes."""
@@ -192,7 +200,7 @@ def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits:
                     seats[name] = make_bot(registry.bot(name, game_name), bot_limits)
                 bots.append(seats[name])
             start = time.perf_counter()
-            match, _ = play_match(game, variant, bots, fx.seed, list(fx.seats))
+            match, _ = play_match(game, variant, bots, fx.seed, list(fx.seats), secret=secret)
             duration = time.perf_counter() - start
             out.append({"fixture": fx.index, "seed": fx.seed, "seats": list(fx.seats),
                         "result": match.result.to_json(), "duration": duration,
@@ -261,7 +269,7 @@ def run(defn: SeasonDef, done: set[int], executor: Executor, store: Callable[[li
                 batch = [fx for fx in batch if not out & set(fx.seats)]
             if batch:
                 pending.add(executor.submit(play_batch, defn.game, defn.variant, bots_dirs,
-                                            defn.limits, batch))
+                                            defn.limits, batch, defn.secret))
                 return True
         return False
 

@@ -56,10 +56,11 @@ def test_a_season_rates_bots_and_shows_their_settlements(tmp_path):
 
 
 def test_the_transcript_shows_takes_and_discards_but_not_draws():
-    out = arena("play", "cherki", "greedy", "random", "random", "--seed", "9", "--show",
-                env={"COLUMNS": "140", "PATH": "/usr/bin:/bin"}).stdout
-    assert "takes     3S" in out and "draws     ?" in out and "8 hidden" in out
-    assert "wins with" in out and "settlement +102 -51 -51" in out
+    out = arena("play", "cherki", "greedy", "random", "random", "--seed", "9", "--public-seed",
+                "--show", env={"COLUMNS": "140", "PATH": "/usr/bin:/bin"}).stdout
+    assert "takes     RF" in out and "draws     ?" in out and "8 hidden" in out
+    assert "wins with" in out and "settlement +60 -30 -30" in out
     omniscient = arena("play", "cherki", "greedy", "random", "random", "--seed", "9",
+                       "--public-seed",
                        "--omniscient", env={"COLUMNS": "140", "PATH": "/usr/bin:/bin"}).stdout
     assert "draws     ?" not in omniscient and "8 hidden" not in omniscient

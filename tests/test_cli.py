@@ -27,9 +27,9 @@ def test_bots_lists_reference_bots_with_their_source():
     assert "random" in out and "greedy" in out and "arena 0.1.0" in out
 
 
-def test_play_show_is_byte_for_byte_reproducible():
+def test_play_show_is_byte_for_byte_reproducible_under_a_public_seed():
     args = ("play", "vandtia", "random", "greedy", "--variant", "cardems", "--seed", "7",
-            "--show")
+            "--show", "--public-seed")
     first, second = arena(*args), arena(*args)
     assert first.returncode == 0 and first.stdout == second.stdout
     assert "seat 0: random" in first.stdout and "result:" in first.stdout
@@ -38,11 +38,12 @@ def test_play_show_is_byte_for_byte_reproducible():
 
 def test_play_json_is_the_full_result_and_replay_without_timings():
     args = ("play", "vandtia", "greedy", "greedy", "random", "--variant", "german", "--seed",
-            "3", "--show", "--json")
+            "3", "--show", "--json", "--public-seed")
     first, second = arena(*args), arena(*args)
     assert first.stdout == second.stdout and first.stderr == second.stderr
     data = json.loads(first.stdout)
-    assert data["players"] == ["greedy", "greedy", "random"] and data["seed"] == 3
+    assert data["seats"] == ["greedy", "greedy", "random"] and data["seed"] == 3
+    assert data["seeding"] == "public" and [a["seat"] for a in data["actions"][:3]] == [0, 1, 2]
     assert sorted(data["result"]["ranks"]) == [1, 2, 3]
     assert not any(k in first.stdout for k in ("time", "duration", "elapsed"))
     assert "seat 2: random" in first.stderr, "the transcript goes to stderr with --json"

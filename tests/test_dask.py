@@ -14,7 +14,7 @@ import pytest
 distributed = pytest.importorskip("distributed", reason="Dask: pip install 'arena[dask]'")
 
 RUN = ("season", "run", "vandtia", "--bots", "random,greedy,lowball", "--rounds", "30",
-       "--seed", "5", "--name", "d", "--batch", "4")
+       "--seed", "5", "--name", "d", "--batch", "4", "--public-seed")  # runs compared
 
 
 def arena(*args, db_path):

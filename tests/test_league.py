@@ -27,10 +27,12 @@ from arena.ratings import Rater, Standing, rate
 from arena.referee import ASKING
 from arena.scheduler import SeasonDef, batches, default_batch, fixture_count, fixtures, round_groups
 
+SECRET = "a secret shared by the seasons that are compared"
+
 
 def defn(**kw):
     base = {"name": "s", "game": "vandtia", "variant": "cardems", "players": 2,
-            "bots": ("a", "b", "c", "d"), "rounds": 3, "seed": 5}
+            "bots": ("a", "b", "c", "d"), "rounds": 3, "seed": 5, "secret": SECRET}
     return SeasonDef(**{**base, **kw})
 
 
@@ -72,6 +74,14 @@ def test_too_many_combinations_are_sampled_in_balanced_tables():
 def test_the_schedule_is_a_pure_function_of_the_definition():
     assert list(fixtures(defn())) == list(fixtures(defn()))
     assert [f.seed for f in fixtures(defn(seed=6))] != [f.seed for f in fixtures(defn())]
+
+
+def test_the_root_seed_fixes_the_schedule_and_the_secret_every_deal():
+    other = defn(secret="another secret of at least sixteen")
+    assert [f.seats for f in fixtures(other)] == [f.seats for f in fixtures(defn())]
+    assert not {f.seed for f in fixtures(other)} & {f.seed for f in fixtures(defn())}
+    assert SeasonDef("s", "vandtia", "cardems", 2, ("a", "b"), 1, 5).secret != SeasonDef(
+        "s", "vandtia", "cardems", 2, ("a", "b"), 1, 5).secret, "a fresh secret by default"
 
 
 def _results(n=60, seed=1):
@@ -156,7 +166,8 @@ def engine(tmp_path):
 
 def _season(engine, registry, name="spring", rounds=4, executor=None, batch=32, stop=None):
     row = league.create(engine, registry, SeasonDef(
-        name, "vandtia", "cardems", 2, ("random", "greedy", "lowball"), rounds, 11, batch))
+        name, "vandtia", "cardems", 2, ("random", "greedy", "lowball"), rounds, 11, batch,
+        secret=SECRET))
     league.play(engine, registry, row, executor=executor, on_batch=stop)
     return db.get_season(engine, name)
 
@@ -272,8 +283,8 @@ def test_a_season_begun_under_another_asking_rule_is_not_resumed(engine, registr
     assert db.stored_fixtures(engine, row.id) == set()
 
 
-def arena(*args, db_path, **kw):
-    env = {**os.environ, "ARENA_DB": f"sqlite:///{db_path}"}
+def arena(*args, db_path, env=None, **kw):
+    env = env or {**os.environ, "ARENA_DB": f"sqlite:///{db_path}"}
     return subprocess.Popen([sys.executable, "-m", "arena", *args], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
 
@@ -290,18 +301,36 @@ RUN = ("season", "run", "vandtia", "--bots", "random,greedy,lowball", "--rounds"
        "--seed", "3", "--name", "k", "--workers", "2")
 
 
-def test_a_season_killed_with_sigkill_resumes_to_the_same_results(tmp_path):
+@pytest.fixture
+def run(tmp_path):
+    """``RUN`` with a secret shared by every run of the test, so their results compare."""
+    path = tmp_path / "secret"
+    path.write_text(SECRET)
+    return (*RUN, "--secret-from", str(path))
+
+
+def finished(proc) -> str:
+    """Wait for ``proc``; its stderr, for the assertion message."""
+    _, err = proc.communicate(timeout=600)
+    return err
+
+
+def test_a_season_killed_with_sigkill_resumes_to_the_same_results(tmp_path, run):
     whole = tmp_path / "whole.db"
-    assert arena(*RUN, db_path=whole).wait(timeout=300) == 0
+    proc = arena(*run, db_path=whole)
+    assert proc.wait(timeout=600) == 0, finished(proc)
     killed = tmp_path / "killed.db"
     rng = random.Random(7)
-    for attempt in range(3):
-        args = RUN if attempt == 0 else ("season", "resume", "k", "--workers", "2")
+    stored = 0
+    for attempt in range(3):  # killed once at least 1, 15 and 30 more matches are stored
+        args = run if attempt == 0 else ("season", "resume", "k", "--workers", "2")
         proc = arena(*args, db_path=killed, start_new_session=True)
-        time.sleep(rng.uniform(0.8, 2.0))
+        stored = wait_for_matches(killed, stored + rng.choice([1, 15, 30]), proc)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-    assert arena("season", "resume", "k", db_path=killed).wait(timeout=300) == 0
+        assert stored < 240, "killed mid-season"
+    proc = arena("season", "resume", "k", db_path=killed)
+    assert proc.wait(timeout=600) == 0, finished(proc)
     assert _export(killed, "k") == _export(whole, "k")
 
 
@@ -310,17 +339,26 @@ def _count(db_path, table):
         return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
 
 
-def test_a_database_locked_mid_season_stops_with_one_line_and_nothing_half_written(tmp_path):
-    path = tmp_path / "locked.db"
-    proc = arena(*RUN, "--batch", "4", db_path=path)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
+def wait_for_matches(path, at_least: int, proc) -> int:
+    """Wait until ``path`` holds ``at_least`` stored matches (an observable event, however
+    slow the machine); fails with the runner's stderr if it ends first."""
+    while True:
         try:
-            if path.exists() and _count(path, "matches") >= 8:
-                break
+            if path.exists() and (n := _count(path, "matches")) >= at_least:
+                return n
         except sqlite3.OperationalError:  # the runner has not made the schema yet
             pass
-        time.sleep(0.05)
+        if proc.poll() is not None:
+            pytest.fail(f"the runner ended before {at_least} matches were stored: "
+                        f"{proc.stderr.read()}")
+        time.sleep(0.02)
+
+
+def test_a_database_locked_mid_season_stops_with_one_line_and_nothing_half_written(tmp_path,
+                                                                                   run):
+    path = tmp_path / "locked.db"
+    proc = arena(*run, "--batch", "4", db_path=path)
+    wait_for_matches(path, 8, proc)
     lock = sqlite3.connect(path, timeout=30)
     lock.execute("BEGIN EXCLUSIVE")  # another program takes the database away
     try:
@@ -333,8 +371,8 @@ def test_a_database_locked_mid_season_stops_with_one_line_and_nothing_half_writt
     matches = _count(path, "matches")
     assert 8 <= matches < 240 and _count(path, "seat_results") == 2 * matches
     whole = tmp_path / "whole.db"
-    assert arena(*RUN, db_path=whole).wait(timeout=300) == 0
-    assert arena("season", "resume", "k", db_path=path).wait(timeout=300) == 0
+    assert arena(*run, db_path=whole).wait(timeout=600) == 0
+    assert arena("season", "resume", "k", db_path=path).wait(timeout=600) == 0
     assert _export(path, "k") == _export(whole, "k")
 
 
@@ -379,7 +417,7 @@ def test_a_bot_faulting_in_a_row_is_suspended_the_same_way_however_matches_finis
         engine = db.connect(f"sqlite:///{tmp_path}/s{workers}.db")
         row = league.create(engine, registry, SeasonDef(
             "s", "vandtia", "cardems", 2, ("crasher", "random", "greedy"), 8, 3, batch=2,
-            suspend_after=3))
+            suspend_after=3, secret=SECRET))
         league.play(engine, registry, row, executor=ThreadPoolExecutor(workers))
         results = list(db.results(engine, "vandtia", "cardems", 2, "s"))
         outcomes.append((results, views.to_json(league.standings(
@@ -424,13 +462,52 @@ def test_a_schema_1_database_is_migrated_in_place(tmp_path, registry):
     with sqlite3.connect(path) as conn:  # the tables as schema 1 had them
         conn.execute("ALTER TABLE seat_results DROP COLUMN log")
         conn.execute("ALTER TABLE ratings DROP COLUMN suspended")
+        conn.execute("ALTER TABLE seasons DROP COLUMN secret")
         conn.execute("UPDATE arena_schema SET version = 1")
     engine = db.connect(f"sqlite:///{path}")
     with sqlite3.connect(path) as conn:
-        assert conn.execute("SELECT version FROM arena_schema").fetchall() == [(2,)]
+        assert conn.execute("SELECT version FROM arena_schema").fetchall() == [(3,)]
         columns = {row[1] for row in conn.execute("PRAGMA table_info(ratings)")}
     assert "suspended" in columns
     assert len(db.stored_ratings(engine, "vandtia/cardems/2", None)) == 3
+
+
+def test_a_season_made_before_secrets_stays_readable_and_is_not_resumed(tmp_path, registry):
+    path = tmp_path / "old.db"
+    engine = db.connect(f"sqlite:///{path}")
+    _season(engine, registry, rounds=1)
+    row = league.create(engine, registry, SeasonDef(
+        "unfinished", "vandtia", "cardems", 2, ("random", "greedy"), 2, 1))
+    board = views.to_json(league.standings(engine, registry, "vandtia", "cardems", 2, None))
+    engine.dispose()
+    with sqlite3.connect(path) as conn:  # as schema 2 stored them
+        conn.execute("ALTER TABLE seasons DROP COLUMN secret")
+        conn.execute("UPDATE arena_schema SET version = 2")
+    engine = db.connect(f"sqlite:///{path}")
+    assert db.get_season(engine, "spring").secret is None
+    assert views.to_json(league.standings(engine, registry, "vandtia", "cardems", 2,
+                                          None)) == board
+    with pytest.raises(ArenaError, match="made before seasons had secrets"):
+        league.play(engine, registry, db.get_season(engine, "unfinished"))
+    assert db.stored_fixtures(engine, row.id) == set()
+    for args, code, expected in (
+            (("season", "resume", "unfinished"), 2, "arena: error: season 'unfinished' was made "
+             "before seasons had secrets"),
+            (("season", "list"), 0, "(legacy)"),
+            (("season", "show", "spring"), 0, "made before secrets"),
+            (("replay", "1", "--verify"), 0, "match 1: verified")):
+        proc = arena(*args, db_path=path, env={**os.environ, "ARENA_DB": f"sqlite:///{path}",
+                                                "COLUMNS": "200"})
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == code and expected in out + err, (args, out, err)
+    export = subprocess.run([sys.executable, "-m", "arena", "--db", f"sqlite:///{path}",
+                             "season", "export", "spring"], capture_output=True, text=True)
+    header = json.loads(export.stdout.splitlines()[0])
+    assert header["seeding"] == "legacy" and header["secret"] is None
+    (tmp_path / "spring.jsonl").write_text(export.stdout)
+    verified = subprocess.run([sys.executable, "-m", "arena", "verify",
+                               str(tmp_path / "spring.jsonl")], capture_output=True, text=True)
+    assert verified.returncode == 0 and "6 match(es) verified" in verified.stdout
 
 
 @pytest.fixture

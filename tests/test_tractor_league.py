@@ -67,21 +67,21 @@ def test_play_two_bots_for_a_team_game_from_the_command_line():
     assert out.returncode == 0, out.stderr
     import json
 
-    assert json.loads(out.stdout)["players"] == ["greedy", "random", "greedy", "random"]
+    assert json.loads(out.stdout)["seats"] == ["greedy", "random", "greedy", "random"]
 
 
 def _show(*extra):
     return subprocess.run([sys.executable, "-m", "arena", "play", "tractor", "greedy", "random",
-                           "--variant", "deal", "--seed", "5", "--show", *extra],
+                           "--variant", "deal", "--seed", "5", "--public-seed", "--show", *extra],
                           capture_output=True, text=True, timeout=120,
                           env={"COLUMNS": "160", "PATH": "/usr/bin:/bin"}).stdout
 
 
 def test_the_transcript_shows_bidding_tricks_and_the_result_and_hides_the_kitty():
     out = _show()
-    assert "deal 1: level rank 2, levels 2/2, bidding starts at seat 0" in out
+    assert "deal 1: level rank 2, levels 2/2, bidding starts at seat 2" in out
     assert "declares" in out and "wins the trick" in out and "takes the kitty: 8 cards" in out
-    assert "25 hidden" in out and "buried cards shown; attackers 80 points" in out
+    assert "25 hidden" in out and "buried cards shown; attackers 55 points" in out
     omniscient = _show("--omniscient")
     assert "25 hidden" not in omniscient and "takes the kitty: 8 cards" not in omniscient
 

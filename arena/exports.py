@@ -1,0 +1,226 @@
+"""Matches and seasons as JSON, read back and checked: ``play --json``, ``replay --json``,
+``season export`` and ``arena verify``.
+
+A record holds everything needed to play a match again and check it: game, variant, the deal
+seed, the seats, the result and every action with the seat that made it. A season export is
+JSON lines: one ``season`` line (the definition with its secret and the bots' versions),
+then one ``match`` line per stored match in fixture order. No timestamps, durations or
+database ids appear, so identical seasons export identical bytes. The secret is there so a
+season can be re-run (``--secret-from EXPORT``) and verified: keep exports where bots cannot
+read them.
+"""
+
+from __future__ import annotations
+
+import json
+from itertools import islice
+from pathlib import Path
+
+from .cards import PUBLIC_SECRET, keyed_seed, seeding
+from .errors import ArenaError
+from .games import Result
+from .referee import replay
+
+MIN_SECRET = 16  # characters of a secret given in a file
+
+
+def dumps(value) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def seated_actions(game, variant: str, players: int, deal_seed: int, actions: list) -> list:
+    """``[{"seat": s, "action": a}, ...]``: who made each action, found by replaying them."""
+    state = game.new_state(variant, players, deal_seed)
+    out = []
+    for action in actions:
+        out.append({"seat": state.to_move, "action": action})
+        state.apply(action)
+    return out
+
+
+def match_record(game, variant: str, deal_seed: int, seats: list[str], result: dict,
+                 actions: list, **extra) -> dict:
+    return {**extra, "game": game.name, "variant": variant, "deal_seed": deal_seed,
+            "seats": list(seats), "result": result,
+            "actions": seated_actions(game, variant, len(seats), deal_seed, actions)}
+
+
+def play_record(game, match, seed: int, secret: str) -> dict:
+    """``arena play --json``: the match with the seed and secret its deal was keyed by."""
+    return {"type": "play", "seed": seed, "seeding": seeding(secret), "secret": secret,
+            **match_record(game, match.variant, match.seed, match.players,
+                           match.result.to_json(), match.actions)}
+
+
+def play_deal_seed(secret: str, seed: int) -> int:
+    """The deal seed of ``arena play --seed SEED`` under ``secret``."""
+    return keyed_seed(secret, "play", seed)
+
+
+def read_secret(path: str) -> str:
+    """The secret in file ``path``: a ``play --json`` record, a season export (its first
+    line) or a file holding just the secret; ArenaError if there is none."""
+    try:
+        text = Path(path).read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ArenaError(f"cannot read a secret from {path}: "
+                         f"{getattr(e, 'strerror', None) or e}") from None
+    try:
+        first = json.loads(text.lstrip().partition("\n")[0] or "null")
+    except json.JSONDecodeError:
+        try:
+            first = json.loads(text)
+        except json.JSONDecodeError:
+            first = None
+    if isinstance(first, dict):
+        secret = first.get("secret")
+        if not isinstance(secret, str):
+            raise ArenaError(f"{path} holds no secret (a season made before secrets?)")
+        return secret
+    secret = text.strip()
+    if secret != PUBLIC_SECRET and len(secret) < MIN_SECRET:
+        raise ArenaError(f"the secret in {path} is shorter than {MIN_SECRET} characters "
+                         "(make one: python -c 'import secrets; print(secrets.token_hex(32))')")
+    return secret
+
+
+def season_lines(engine, registry, row):
+    """The lines of ``season export``: the season, then its matches in fixture order."""
+    from . import db
+    from .league import definition
+
+    options = json.loads(row.options)
+    versions = db.bot_versions(engine, row.game, options.get("code_hashes", {}))
+    yield {"type": "season", "name": row.name, "game": row.game, "variant": row.variant,
+           "players": row.players, "bots": json.loads(row.bots), "rounds": row.rounds,
+           "seed": row.seed, "seeding": seeding(row.secret), "secret": row.secret,
+           "fixtures": row.fixtures, "status": row.status, "options": options,
+           "versions": versions}
+    game = registry.game(row.game)
+    rounds = {fx.index: fx.round for fx in _fixtures(definition(row))}
+    for match, seats in db.season_matches(engine, row.id):
+        names = [s.bot for s in seats]
+        line = match_record(
+            game, row.variant, match.seed, names,
+            {"ranks": [s.rank for s in seats], "scores": [s.score for s in seats],
+             "reason": match.reason, "moves": match.moves, "faults": [s.fault for s in seats]},
+            json.loads(match.replay), type="match", fixture=match.fixture,
+            round=rounds.get(match.fixture))
+        line["versions"] = [versions.get(n, {}).get("version") for n in names]
+        logs = {str(s.seat): s.log for s in seats if s.log}
+        if logs:
+            line["logs"] = logs
+        yield line
+
+
+def _fixtures(defn):
+    from .scheduler import fixtures
+
+    return fixtures(defn)
+
+
+def fixture_seed(defn, index: int) -> int | None:
+    """The deal seed of fixture ``index`` of a season (None past its end)."""
+    fx = next(islice(_fixtures(defn), index, None), None)
+    return None if fx is None else fx.seed
+
+
+def _result_of(state, faults: list) -> Result:
+    for seat, fault in enumerate(faults):
+        if fault:
+            state.forfeit(seat)
+            break
+    return state.result()
+
+
+def verify_match(game, record: dict) -> str | None:
+    """Why ``record`` does not reproduce (None when it does): its actions, replayed from its
+    deal seed, must be legal, made by the seats it names, and end in its result."""
+    if record["result"]["reason"] == "suspended":
+        return None  # not played: a bot was suspended
+    variant, seats = record["variant"], record["seats"]
+    actions = [a["action"] if isinstance(a, dict) else a for a in record["actions"]]
+    try:
+        seated = seated_actions(game, variant, len(seats), record["deal_seed"], actions)
+        state = replay(game, variant, len(seats), record["deal_seed"], actions)
+    except (ValueError, KeyError) as e:
+        return f"an action does not replay ({e})"
+    if any(isinstance(a, dict) and a["seat"] != b["seat"]
+           for a, b in zip(record["actions"], seated, strict=True)):
+        return "an action was made by another seat"
+    stored = record["result"]
+    again = _result_of(state, stored["faults"])
+    if (again.ranks, again.scores, again.reason, again.moves) != (
+            stored["ranks"], stored["scores"], stored["reason"], stored["moves"]):
+        return "the replay ends in another result"
+    return None
+
+
+def verify(registry, lines) -> tuple[int, list[str]]:
+    """Check a ``play --json`` record or a season export: every deal seed follows from the
+    seed and secret given, and every match replays to its stored result. Returns the number
+    of matches checked and the problems found (one line each)."""
+    from .scheduler import SeasonDef
+
+    problems, checked, season = [], 0, None
+    expected: dict[int, int] = {}
+    for number, line in enumerate(lines, 1):
+        kind = line.get("type")
+        if kind == "season":
+            season = line
+            if line.get("secret") is not None:
+                o = line["options"]
+                defn = SeasonDef(line["name"], line["game"], line["variant"], line["players"],
+                                 tuple(line["bots"]), line["rounds"], line["seed"],
+                                 o.get("batch", 1), o.get("limits", ""),
+                                 o.get("suspend_after", 5), o.get("teams", 0),
+                                 o.get("every_seating", False), o.get("draw_partners", False),
+                                 line["secret"])
+                expected = {fx.index: fx.seed for fx in _fixtures(defn)}
+            continue
+        if kind not in ("match", "play"):
+            raise ArenaError(f"line {number}: not a match record (type {kind!r})")
+        game = registry.game(line["game"])
+        where = f"fixture {line['fixture']}" if kind == "match" else "the match"
+        if kind == "play" and line.get("secret") is not None and line["deal_seed"] != (
+                play_deal_seed(line["secret"], line["seed"])):
+            problems.append(f"{where}: its deal seed does not follow from its seed and secret")
+        if kind == "match" and season is not None and season.get("secret") is not None and (
+                expected.get(line["fixture"]) != line["deal_seed"]):
+            problems.append(f"{where}: its deal seed does not follow from the season's seed "
+                            "and secret")
+        why = verify_match(game, line)
+        if why:
+            problems.append(f"{where}: {why}")
+        checked += 1
+    return checked, problems
+
+
+def read_lines(path: str):
+    """The JSON records in ``path``: one object (``play --json``) or JSON lines."""
+    try:
+        text = Path(path).read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ArenaError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
+    try:
+        whole = json.loads(text)
+        return [whole] if isinstance(whole, dict) else _not_records(path)
+    except json.JSONDecodeError:
+        pass
+    out = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            raise ArenaError(f"{path}, line {number}: not JSON") from None
+        if not isinstance(record, dict):
+            _not_records(path)
+        out.append(record)
+    return out
+
+
+def _not_records(path: str):
+    raise ArenaError(f"{path} holds no match records (expected play --json or a season "
+                     "export)")
