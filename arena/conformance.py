@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 
 from .bot import make_bot
+from .cards import keyed_seed, new_secret
 from .errors import BotFault
 from .referee import play_match
 
@@ -57,7 +58,7 @@ def _bot_actions(match, seat: int, game, variant: str) -> list:
 def check_bot(registry, name: str, games: list[str] | None = None, matches: int = 3,
               limits=None) -> list[Check]:
     """One :class:`Check` per game and variant the bot claims (or ``games``)."""
-    checks = []
+    checks, secret = [], new_secret()  # deals the bot cannot compute, as in a season
     if name not in registry.bots():
         registry.bot(name, "")  # UnknownBot, with the names it knows
     for game_name in games or list(registry.bots()[name]):
@@ -81,9 +82,10 @@ def check_bot(registry, name: str, games: list[str] | None = None, matches: int 
                     checks.append(check)
                     continue
                 check.start_s = time.perf_counter() - started
-                for seed in range(matches):
-                    match, _ = play_match(game, variant, [bot, *others], seed,
-                                          [name] + ["random"] * (players - 1))
+                for i in range(matches):
+                    match, _ = play_match(game, variant, [bot, *others],
+                                          keyed_seed(secret, "check", game_name, variant, i),
+                                          [name] + ["random"] * (players - 1), secret=secret)
                     check.matches += 1
                     if match.result.faults[0]:
                         check.faults.append(match.result.faults[0])
@@ -95,7 +97,8 @@ def check_bot(registry, name: str, games: list[str] | None = None, matches: int 
                 fresh = [make_bot(entry, limits)] + [make_bot(opponent, limits)
                                                      for _ in range(players - 1)]
                 try:
-                    again, _ = play_match(game, variant, fresh, match.seed, match.players)
+                    again, _ = play_match(game, variant, fresh, match.seed, match.players,
+                                          secret=secret)
                 finally:
                     for b in fresh:
                         b.close()
