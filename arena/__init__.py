@@ -7,6 +7,7 @@ to referee one match.
 from .hookspecs import hookimpl
 
 __version__ = "0.1.0"
+DEFAULT_DB = "sqlite:///results/arena.db"  # the database when neither --db nor $ARENA_DB
 
 
 def __getattr__(name):  # lazy, so ``import arena`` in a bot plugin stays cheap

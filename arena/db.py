@@ -21,10 +21,10 @@ from sqlalchemy import BigInteger, UniqueConstraint, event, insert
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Field, Session, SQLModel, create_engine, func, select
 
+from . import DEFAULT_DB as DEFAULT_URL
 from .errors import ArenaError
 from .referee import ASKING
 
-DEFAULT_URL = "sqlite:///results/arena.db"
 SCHEMA_VERSION = 3
 
 

@@ -118,3 +118,14 @@ def test_bench_reports_games_per_second_and_a_seasons_overhead():
 def test_help_and_version():
     assert arena("--help").returncode == 0 and "play" in arena("--help").stdout
     assert "0.1.0" in arena("--version").stdout
+
+
+@pytest.mark.parametrize("args", [["--version"], ["--help"], ["games"], ["season", "--help"]])
+def test_starting_imports_no_database_code(args):
+    probe = ("import sys\nfrom arena.cli import main\ntry:\n    main(%r)\nexcept SystemExit as e:"
+             "\n    code = e.code\nheavy = sorted(m for m in sys.modules if m.split('.')[0] in "
+             "('sqlalchemy', 'sqlmodel') or m == 'arena.db')\nprint(code, heavy, file=sys.stderr)"
+             % (args,))
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         timeout=120)
+    assert out.stderr.strip().splitlines()[-1] == "0 []", out.stderr

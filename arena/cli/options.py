@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import click
 
-from .errors import ArenaError
+from ..errors import ArenaError
 
 
 def secret_of(secret_from: str | None, public_seed: bool) -> str:
     """The secret of a new match or season: from a file, public, or fresh and random."""
-    from .cards import PUBLIC_SECRET, new_secret
+    from ..cards import PUBLIC_SECRET, new_secret
 
     if secret_from and public_seed:
         raise ArenaError("--secret-from and --public-seed exclude each other")
     if secret_from:
-        from .exports import read_secret
+        from ..exports import read_secret
 
         return read_secret(secret_from)
     return PUBLIC_SECRET if public_seed else new_secret()

@@ -9,22 +9,15 @@ import time
 from dataclasses import replace
 
 import click
-from rich.console import Console, Group
-from rich.live import Live
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
 
-from . import db, league
-from . import leaderboard as views
-from .cards import seeding
-from .cli_options import secret_of, secret_options
-from .errors import ArenaError
-from .referee import replay
-from .scheduler import SeasonDef, default_batch
-from .transcript import print_renderable, render_transcript
+from ..cards import seeding
+from ..errors import ArenaError
+from .options import secret_of, secret_options
 
 
 def _engine(registry):
+    from .. import db
+
     return db.connect(registry.db_url)
 
 
@@ -33,6 +26,19 @@ def _bots(value: str) -> tuple[str, ...]:
 
 
 def _run(engine, registry, row, pool, quiet=False) -> None:
+    from rich.console import Console, Group
+    from rich.live import Live
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    from .. import db, league
+    from .. import leaderboard as views
+
     done_before = len(db.stored_fixtures(engine, row.id))
     progress = Progress(TextColumn(f"season {row.name}"), BarColumn(), MofNCompleteColumn(),
                         TimeRemainingColumn(), console=Console(stderr=True))
@@ -95,6 +101,9 @@ def season_run(registry, game, variant, players, bots, rounds, seed, name, worke
     """Play a round-robin season and rate every bot. Every deal is keyed by the season's
     secret, random unless --secret-from or --public-seed: the seed alone fixes the
     schedule, the seed and secret together every card."""
+    from .. import db, league
+    from ..scheduler import SeasonDef, default_batch
+
     g = registry.game(game)
     variant = g.check(variant)
     players = players or g.variants[variant][0]
@@ -124,6 +133,8 @@ def season_run(registry, game, variant, players, bots, rounds, seed, name, worke
 @click.pass_obj
 def season_resume(registry, name, workers, executor, scheduler) -> None:
     """Play exactly the fixtures of season NAME not yet stored."""
+    from .. import db, league
+
     engine = _engine(registry)
     row = db.get_season(engine, name)
     league.playable(registry, row)  # a season that cannot go on says so before anything
@@ -135,6 +146,11 @@ def season_resume(registry, name, workers, executor, scheduler) -> None:
 @click.pass_obj
 def season_list(registry) -> None:
     """List the seasons with their progress."""
+    from rich.table import Table
+
+    from .. import db
+    from ..transcript import print_renderable
+
     t = Table("season", "game", "variant", "players", "bots", "rounds", "seed", "matches",
               "status")
     for row, stored in db.list_seasons(_engine(registry)):
@@ -151,6 +167,10 @@ def season_list(registry) -> None:
 @click.pass_obj
 def season_show(registry, name) -> None:
     """Standings, crosstable and faults of season NAME."""
+    from .. import db
+    from .. import leaderboard as views
+    from ..transcript import print_renderable
+
     engine = _engine(registry)
     row = db.get_season(engine, name)
     results = list(db.results(engine, row.game, row.variant, row.players, row.name))
@@ -170,7 +190,8 @@ def season_export(registry, name, output) -> None:
     """Season NAME as JSON lines: its definition, secret and bot versions, then every stored
     match (deal seed, seats, result, each action with its seat). 'arena verify' checks it;
     --secret-from takes its secret. Keep it where bots cannot read it."""
-    from .exports import dumps, season_lines
+    from .. import db
+    from ..exports import dumps, season_lines
 
     engine = _engine(registry)
     row = db.get_season(engine, name)
@@ -197,6 +218,10 @@ def _seeding_note(row) -> str:
 
 
 def _show_leaderboard(engine, registry, row) -> None:
+    from .. import db, league
+    from .. import leaderboard as views
+    from ..transcript import print_renderable
+
     standings = league.standings(engine, registry, row.game, row.variant, row.players, row.name)
     stored = len(db.stored_fixtures(engine, row.id))
     print_renderable(views.table(standings, f"{row.name}: {row.game} {row.variant}, "
@@ -216,6 +241,10 @@ def _show_leaderboard(engine, registry, row) -> None:
 @click.pass_obj
 def leaderboard(registry, game, variant, players, season_name, fmt) -> None:
     """Ratings of one league (game, variant, players), best first by mu - 3 sigma."""
+    from .. import db, league
+    from .. import leaderboard as views
+    from ..transcript import print_renderable
+
     g = registry.game(game)
     variant = g.check(variant)
     players = players or g.variants[variant][0]
@@ -242,9 +271,11 @@ def leaderboard(registry, game, variant, players, season_name, fmt) -> None:
 @click.pass_obj
 def replay_command(registry, match_id, seat, omniscient, verify, as_json) -> None:
     """Show a stored match again (and check it reproduces with --verify)."""
-    from .exports import fixture_seed, match_record, verify_match
-    from .games import Result
-    from .referee import Match
+    from .. import db, league
+    from ..exports import fixture_seed, match_record, verify_match
+    from ..games import Result
+    from ..referee import Match, replay
+    from ..transcript import print_renderable, render_transcript
 
     match_row, season_row, seats = db.get_match(_engine(registry), match_id)
     game = registry.game(season_row.game)
@@ -292,7 +323,7 @@ def replay_command(registry, match_id, seat, omniscient, verify, as_json) -> Non
 def verify_command(registry, path) -> None:
     """Check a match or season record (play --json, replay --json or season export): each
     deal seed follows from its seed and secret, and each match replays to its result."""
-    from .exports import read_lines, verify
+    from ..exports import read_lines, verify
 
     try:
         checked, problems = verify(registry, read_lines(path))
@@ -308,6 +339,9 @@ def verify_command(registry, path) -> None:
 def run_demo_seasons(registry, url: str) -> None:
     """A short duplicate season of each Vändtia variant and of Tractor deals between the
     reference bots (and of Cherki when three bots play it)."""
+    from .. import db, league
+    from ..scheduler import SeasonDef
+
     engine = db.connect(url)
     seasons = [SeasonDef(f"demo-{variant}", "vandtia", variant, 2, ("greedy", "random"), 20, 1)
                for variant in ("cardems", "swedish", "german")]

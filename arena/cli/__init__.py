@@ -1,0 +1,187 @@
+"""The ``arena`` command: thin click commands over the library.
+
+Any mistake a user can make (unknown game, variant or bot, wrong player count, bad option)
+ends with one line on stderr and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sys
+
+import click
+
+from .. import DEFAULT_DB, __version__
+from ..errors import ArenaError
+from .options import secret_of, secret_options
+
+DEMO = [  # (game, variant, bots, seed): one match per game and variant, reference bots
+    ("vandtia", "cardems", ["greedy", "random"], 7),
+    ("vandtia", "swedish", ["greedy", "random", "random"], 7),
+    ("vandtia", "german", ["greedy", "random", "greedy", "random"], 7),
+    ("tractor", "deal", ["greedy", "random"], 7),
+    ("cherki", "standard", ["greedy", "random", "random"], 7),
+]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="arena")
+@click.option("--bots-dir", "bots_dirs", multiple=True, metavar="DIR",
+              help="Folder of single-file bots (repeatable; default: $ARENA_BOTS_DIR).")
+@click.option("--db", "db_url", metavar="URL", envvar="ARENA_DB",
+              help=f"Database URL (default: $ARENA_DB or {DEFAULT_DB}).")
+@click.pass_context
+def cli(ctx: click.Context, bots_dirs: tuple[str, ...], db_url: str | None) -> None:
+    """Run card-game bot tournaments."""
+    from ..plugins import Registry, bots_dirs_from_env
+
+    ctx.obj = Registry(bots_dirs=list(bots_dirs) or bots_dirs_from_env())
+    ctx.obj.db_url = db_url or DEFAULT_DB
+
+
+@cli.command()
+@click.pass_obj
+def games(registry) -> None:
+    """List the games, their variants and player counts."""
+    from rich.table import Table
+
+    from ..transcript import print_renderable
+
+    table = Table("game", "variant", "players", "move cap", "about")
+    for game in registry.games().values():
+        for variant, counts in game.variants.items():
+            players = str(counts[0]) if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
+            default = " (default)" if variant == game.default_variant else ""
+            table.add_row(game.name, variant + default, players, str(game.move_cap),
+                          game.description)
+    print_renderable(table)
+
+
+@cli.command()
+@click.pass_obj
+def bots(registry) -> None:
+    """List the bots, the games they play and where they come from."""
+    from rich.table import Table
+
+    from ..transcript import print_renderable
+
+    table = Table("bot", "games", "source")
+    for name, per_game in registry.bots().items():
+        sources = sorted({entry.source for entry in per_game.values()})
+        table.add_row(name, ", ".join(per_game), "; ".join(sources))
+    print_renderable(table)
+    for source, error in registry.broken.items():
+        click.echo(f"not loaded: {source}: {error}", err=True)
+
+
+def _play(registry, game_name, variant, bot_names, seed, show, omniscient, as_json,
+          limits="", secret=None):
+    from ..bot import make_bot
+    from ..exports import play_deal_seed, play_record
+    from ..referee import play_match, replay
+    from ..sandbox import Limits
+    from ..transcript import print_renderable, render_result, render_transcript
+
+    limits = Limits.parse(limits)
+    secret = secret or secret_of(None, False)
+    game = registry.game(game_name)
+    bot_names = list(bot_names)
+    if game.teams and len(bot_names) == game.teams:  # one bot per team plays all its seats
+        seats = game.variants[game.check(variant)][0]
+        bot_names = [bot_names[s % game.teams] for s in range(seats)]
+    variant = game.check(variant, len(bot_names))
+    entries = [registry.bot(name, game.name) for name in bot_names]
+    if seed is None:
+        seed = secrets.randbelow(2**31)
+        click.echo(f"seed {seed}", err=True)
+    deal_seed = play_deal_seed(secret, seed)
+    bots = [make_bot(e, limits) for e in entries]
+    try:
+        match, _ = play_match(game, variant, bots, deal_seed, bot_names, secret=secret)
+    finally:
+        for bot in bots:
+            bot.close()
+    if show or omniscient:
+        # The transcript comes from replaying the stored actions with events recorded.
+        state = replay(game, variant, len(bot_names), deal_seed, match.actions, record=True)
+        print_renderable(render_transcript(match, state.events, omniscient), stderr=as_json)
+    elif not as_json:
+        print_renderable(render_result(match))
+    if as_json:
+        click.echo(json.dumps(play_record(game, match, seed, secret), indent=2,
+                              ensure_ascii=False))
+
+
+@cli.command()
+@click.argument("game")
+@click.argument("bot_names", metavar="BOT...", nargs=-1, required=True)
+@click.option("--variant", help="Rule variant (default: the game's default).")
+@click.option("--seed", type=click.IntRange(min=0), help="Match seed (default: random, shown).")
+@click.option("--show", is_flag=True, help="Print a readable transcript.")
+@click.option("--omniscient", is_flag=True, help="Show hidden cards too (implies --show).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the match as JSON on stdout, secret included (transcript to stderr).")
+@click.option("--limits", default="", metavar="K=V,...",
+              help="Bot limits over the defaults, e.g. move_s=0.5,strict=1 (docs/protocol.md).")
+@secret_options
+@click.pass_obj
+def play(registry, game, bot_names, variant, seed, show, omniscient, as_json, limits,
+         secret_from, public_seed) -> None:
+    """Play one match: one BOT per seat, seat 0 first (in a team game, one BOT per team
+    plays every seat of its team). The deal is keyed by a fresh random secret, which --json
+    prints: pass that record back with --secret-from and the same --seed to play the same
+    deal again."""
+    _play(registry, game, variant, bot_names, seed, show, omniscient, as_json, limits,
+          secret_of(secret_from, public_seed))
+
+
+@cli.command()
+@click.pass_obj
+def demo(registry) -> None:
+    """One match of each game and variant with the reference bots, then short seasons and
+    their leaderboards."""
+    import tempfile
+
+    from .season import run_demo_seasons
+
+    for game, variant, bot_names, seed in DEMO:
+        click.echo(f"{game} {variant}: {' vs '.join(bot_names)}, seed {seed}")
+        _play(registry, game, variant, bot_names, seed, False, False, False)
+    with tempfile.TemporaryDirectory() as tmp:
+        run_demo_seasons(registry, f"sqlite:///{tmp}/demo.db")
+
+
+def _register_commands() -> None:
+    from . import tools  # noqa: F401 - its commands register themselves on ``cli``
+    from .season import leaderboard, replay_command, season, verify_command
+
+    for command in (season, leaderboard, replay_command, verify_command):
+        cli.add_command(command)
+
+
+_register_commands()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: user mistakes become one line and exit status 2."""
+    try:
+        code = cli.main(args=argv, prog_name="arena", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("arena: aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as e:
+        click.echo(f"arena: error: {e.format_message()}", err=True)
+        sys.exit(2)
+    except ArenaError as e:
+        click.echo(f"arena: error: {e}", err=True)
+        sys.exit(2)
+    except Exception as e:
+        exc = sys.modules.get("sqlalchemy.exc")  # imported only by commands that use it
+        if exc is None or not isinstance(e, exc.SQLAlchemyError):
+            raise
+        # e.g. the database went read-only or away mid-run
+        text = str(getattr(e, "orig", None) or e).splitlines()[0]
+        click.echo(f"arena: error: database: {text}", err=True)
+        sys.exit(2)
+    sys.exit(code if isinstance(code, int) else 0)

@@ -1,0 +1,117 @@
+"""``arena bench``, ``arena doctor`` and ``arena check-bot``: measuring and checking."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from . import cli
+
+
+@cli.command()
+@click.option("--game", "game_name", default="vandtia", show_default=True)
+@click.option("--variant", default="cardems", show_default=True)
+@click.option("--players", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--games", "n", type=click.IntRange(min=1), default=2000, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--season", "season_matches", type=click.IntRange(min=0), default=0,
+              metavar="N", help="Also run an N-match season of random bots (Vändtia cardems) "
+              "and report the time spent outside matches.")
+@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Worker processes for --season.")
+@click.option("--season-db", metavar="URL",
+              help="Database for --season (default: a temporary SQLite file).")
+@click.option("--season-dask", is_flag=True,
+              help="Run --season on a Dask LocalCluster of --workers processes.")
+@click.pass_obj
+def bench(registry, game_name, variant, players, n, seed, season_matches, workers,
+          season_db, season_dask) -> None:
+    """Games per second on one core, in-process; with --season, a whole season's overhead."""
+    from rich.table import Table
+
+    from ..bench import engine_games, referee_games, round_trip
+    from ..bench import season as season_bench
+    from ..transcript import print_renderable
+
+    game = registry.game(game_name)
+    variant = game.check(variant, players)
+    engine = engine_games(game, variant, players, n, seed)
+    ref = referee_games(game, variant, players, max(1, n // 4), seed)
+    entry = registry.bot("random", game.name)
+    boxed = referee_games(game, variant, players, max(1, n // 4), seed, entry)
+    bare = referee_games(game, variant, players, max(1, n // 4), seed, bare=True)
+    table = Table("what", "games", "CPU s", "games/s per core", "moves/game", "asked/game")
+    table.add_row("engine (state API, random choice)", str(engine["games"]),
+                  f"{engine['cpu_s']:.2f}", f"{engine['games_per_s']:,.0f}",
+                  f"{engine['moves_per_game']:.1f}", "")
+    for label, r in (("referee, in-process random policies", ref),
+                     ("referee, sandboxed random bots", boxed),
+                     ("referee, bare random processes (the floor)", bare)):
+        table.add_row(label, str(r["games"]), f"{r['cpu_s']:.2f}", f"{r['games_per_s']:,.0f}",
+                      f"{r['moves_per_game']:.1f}", f"{r['asked_per_game']:.1f}")
+    print_renderable(table)
+    click.echo(f"legal lists: longest {engine['longest_legal']} actions, slowest to build "
+               f"{engine['slowest_legal_us']:.0f} us (over {max(1, n // 10)} games)")
+    rt = round_trip(entry, game, variant, players, min(20000, max(200, n * 10)), seed)
+    click.echo(f"round trip per move, runner <-> sandboxed random bot: median "
+               f"{rt['median_us']:.1f} us over {rt['moves']} moves (bare random process, "
+               f"same messages: {rt['floor_us']:.1f} us)")
+    if season_matches:
+        s = season_bench(season_matches, workers, season_db, seed, season_dask)
+        table = Table("season", "matches", "with a fault", "workers", "wall s", "in matches s",
+                      "outside", "matches/s", "stored/s (storage alone)", "runner peak MB")
+        where = "Dask LocalCluster" if season_dask else "local pool"
+        table.add_row(f"random vs random, cardems, {where}", str(s["matches"]),
+                      str(s["faults"]),
+                      str(s["workers"]),
+                      f"{s['wall_s']:.2f}", f"{s['match_s']:.2f}", f"{s['outside']:.1%}",
+                      f"{s['matches_per_s']:,.0f}", f"{s['stored_per_s']:,.0f}",
+                      f"{s['peak_mb']:.0f}")
+        print_renderable(table)
+
+
+@cli.command()
+@click.pass_obj
+def doctor(registry) -> None:
+    """Which sandbox layers bot processes get on this machine."""
+    import shutil
+
+    from rich.table import Table
+
+    from ..sandbox import probe
+    from ..transcript import print_renderable
+
+    layers = probe()
+    table = Table("layer", "active", "what it stops")
+    table.add_row("rlimits", "yes" if layers["rlimits"] else "no",
+                  "memory, CPU time, file size, open files")
+    table.add_row("seccomp", "yes" if layers["seccomp"] else "no (libseccomp missing)",
+                  "new processes, exec, sockets, signals to others, ptrace")
+    abi = layers["landlock"]
+    table.add_row("landlock", f"yes (ABI {abi})" if abi else "no (kernel without Landlock)",
+                  "files outside the bot's own, TCP" + (", signals leaving" if abi >= 6 else ""))
+    table.add_row("bubblewrap", "installed: --limits strict=1 adds it" if shutil.which("bwrap")
+                  else "not installed (strict=1 unavailable)",
+                  "other processes (PID namespace), network and IPC namespaces")
+    print_renderable(table)
+    if not (layers["seccomp"] and abi):
+        click.echo("warning: a bot could reach files or processes it should not; see "
+                   "docs/protocol.md", err=True)
+
+
+@cli.command("check-bot")
+@click.argument("name")
+@click.option("--game", "games", multiple=True, help="Only this game (repeatable).")
+@click.option("--matches", type=click.IntRange(min=2), default=3, show_default=True)
+@click.pass_obj
+def check_bot_command(registry, name, games, matches) -> None:
+    """Conformance: start bot NAME sandboxed, play each game and variant it claims against
+    random, check it resets between matches, report timings and faults."""
+    from ..conformance import check_bot
+
+    checks = check_bot(registry, name, list(games) or None, matches)
+    for check in checks:
+        click.echo(("ok    " if check.ok else "FAIL  ") + check.describe())
+    if not all(c.ok for c in checks):
+        sys.exit(1)
