@@ -12,7 +12,7 @@ def seat(hand=(), faceup=(), facedown=()):
 
 def position(variant="cardems", seats=(), **extra):
     """A Vändtia state from an explicit deal (docs/game-api.md)."""
-    return GAME.from_deal(variant, {"players": list(seats), **extra})
+    return GAME.from_deal(variant, {"players": list(seats), "partial": True, **extra})
 
 
 def play(state, *actions):

@@ -6,7 +6,15 @@ import pytest
 
 from arena.cards import derive_seed
 from arena.errors import GameError, IllegalAction
-from arena.games.cherki import GAME, KIND, VALUE, discard_calls, face, ready_pairs
+from arena.games.cherki import (
+    FACE_NAMES,
+    GAME,
+    KIND,
+    VALUE,
+    discard_calls,
+    face,
+    ready_pairs,
+)
 
 STOCK = "1C 2C 3C 4C 5C 6C 7C 8C 9C 1S 2S 3S"  # filler, top first
 
@@ -23,7 +31,7 @@ def deal(h0, h1="4S 4S 5S 6S 7M 8M 9M WF", h2="1M 1M 2M 3M 5M 6M RF OT", stock=S
     """Seat 0 moves first (the dealer is seat 2 unless given)."""
     return GAME.from_deal("standard", {"hands": [h0.split(), h1.split(), h2.split()],
                                        "stock": stock.split(), "pile": pile.split(),
-                                       "dealer": dealer})
+                                       "dealer": dealer, "partial": True})
 
 
 def play(state, *actions):
@@ -247,6 +255,21 @@ def test_malformed_deals_are_one_line_errors():
         deal("1C 1C 1C 1C 1C 2C 3C 4C")
     with pytest.raises(GameError, match="not a Cherki card"):
         deal("1X 1C 2C 2C 4M 5M 6M 8M")
+    with pytest.raises(GameError, match="holds all 120 cards, not 25"):
+        GAME.from_deal("standard", {"hands": [["1C", "2C", "3C", "4C", "5C", "6C", "7C", "8C"],
+                                              ["1S", "2S", "3S", "4S", "5S", "6S", "7S", "8S"],
+                                              ["1M", "2M", "3M", "4M", "5M", "6M", "7M", "8M"]],
+                                    "stock": ["9C"]})
+    with pytest.raises(GameError, match="unknown key 'pille'"):
+        GAME.from_deal("standard", {"hands": [["1C"] * 8] * 3, "pille": []})
+
+
+def test_a_whole_cherki_deck_needs_no_partial_flag():
+    whole = GAME.new_state("standard", 3, 5)
+    deal = {"hands": [[FACE_NAMES[f] for f in whole.hand_list(p)] for p in range(3)],
+            "stock": [FACE_NAMES[f] for f in whole.stock[::-1]], "dealer": whole.dealer}
+    again = GAME.from_deal("standard", deal)
+    assert again.hand_list(0) == whole.hand_list(0) and again.stock == whole.stock
 
 
 def test_a_forfeiting_seat_comes_last_and_nobody_pays():

@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
 
 import pytest
 from conftest import bot_file
@@ -20,6 +21,9 @@ def test_games_lists_the_variants_and_player_counts():
     out = arena("games").stdout
     assert "vandtia" in out and "cardems" in out and "swedish" in out and "german" in out
     assert "2-8" in out and "2-5" in out
+    tractor = [line for line in out.splitlines() if "tractor" in line]
+    assert tractor and all("250 per deal" in line for line in tractor)
+    assert "250 per match" in next(line for line in out.splitlines() if "cardems" in line)
 
 
 def test_bots_lists_reference_bots_with_their_source():
@@ -122,10 +126,17 @@ def test_help_and_version():
 
 @pytest.mark.parametrize("args", [["--version"], ["--help"], ["games"], ["season", "--help"]])
 def test_starting_imports_no_database_code(args):
-    probe = ("import sys\nfrom arena.cli import main\ntry:\n    main(%r)\nexcept SystemExit as e:"
-             "\n    code = e.code\nheavy = sorted(m for m in sys.modules if m.split('.')[0] in "
-             "('sqlalchemy', 'sqlmodel') or m == 'arena.db')\nprint(code, heavy, file=sys.stderr)"
-             % (args,))
+    probe = textwrap.dedent(f"""
+        import sys
+        from arena.cli import main
+        try:
+            main({args!r})
+        except SystemExit as e:
+            code = e.code
+        heavy = sorted(m for m in sys.modules
+                       if m.split(".")[0] in ("sqlalchemy", "sqlmodel") or m == "arena.db")
+        print(code, heavy, file=sys.stderr)
+        """)
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          timeout=120)
     assert out.stderr.strip().splitlines()[-1] == "0 []", out.stderr

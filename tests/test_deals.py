@@ -11,7 +11,7 @@ from arena.games.vandtia import GAME
 def deal(**extra):
     return {"players": [{"hand": ["3C"], "faceup": ["4C"], "facedown": ["5C"]},
                         {"hand": ["3D"], "faceup": ["4D"], "facedown": ["5D", None, "6D"]}],
-            **extra}
+            "partial": True, **extra}
 
 
 def test_a_deal_round_trips_through_json():
@@ -33,11 +33,39 @@ def test_to_move_skips_the_set_up_swap():
     (deal(to_move=-1), "to_move must be a seat"),
     (deal(moves=250), "moves must be"),
     (deal(out=[0]), "listed in 'out' exactly when"),
-    ({"players": [{"hand": [], "facedown": ["3C"]}, {"hand": ["4C"]}], "stock": ["5C"]},
-     "no hand cards while the stock lasts"),
-    ({"players": [{"facedown": ["3C", "4C", "5C", "6C"]}, {"hand": ["7C"]}]}, "more than 3"),
+    ({"players": [{"hand": [], "facedown": ["3C"]}, {"hand": ["4C"]}], "stock": ["5C"],
+      "partial": True}, "no hand cards while the stock lasts"),
+    ({"players": [{"facedown": ["3C", "4C", "5C", "6C"]}, {"hand": ["7C"]}], "partial": True},
+     "more than 3"),
+    ({**deal(), "partial": False}, "45 card\\(s\\) of the deck are missing"),
+    ({k: v for k, v in deal().items() if k != "partial"}, 'add "partial": true'),
+    (deal(stack=["3C"]), "deal: unknown key 'stack'"),
+    ({"players": [{"hand": ["3C"], "known": ["3C"], "seen": []}, {"hand": ["4C"]}],
+      "partial": True}, r"players\[0\]: unknown key 'seen'"),
+    ({"players": [{"hand": ["3C"], "known": ["4C"]}, {"hand": ["4C"]}], "partial": True},
+     "known: 4C is not in its hand"),
+    (deal(pile=["3S", "10S"]), "a 10 in the pile"),
+    (deal(pile=["7S", "7C", "7D", "7H"]), "four of one rank on top"),
     ({"players": [{"hand": ["3C"]}] * 3}, "played by 2 players, not 3"),
 ])
 def test_bad_deals_are_one_line_errors(bad, message):
     with pytest.raises(GameError, match=message):
         GAME.from_deal("cardems", bad)
+
+
+def test_a_whole_deck_needs_no_partial_flag():
+    from arena.cards import FULL_DECK, name
+
+    cards = [name(c) for c in FULL_DECK]
+    seats = [{"hand": cards[0:3], "faceup": cards[3:6], "facedown": cards[6:9]},
+             {"hand": cards[9:12], "faceup": cards[12:15], "facedown": cards[15:18]}]
+    state = GAME.from_deal("cardems", {"players": seats, "stock": cards[18:], "dealer": 0})
+    assert len(state.all_cards()) == 52
+
+
+def test_known_hand_cards_are_public_in_every_observation():
+    state = GAME.from_deal("cardems", {"players": [
+        {"hand": ["3C", "KD"], "known": ["KD"], "faceup": ["4C"]}, {"hand": ["3D"]}],
+        "to_move": 1, "partial": True})
+    assert state.observation(1)["seats"][0]["known"] == ["KD"]
+    assert state.observation(0)["seats"][0]["known"] == ["KD"]

@@ -73,7 +73,7 @@ def at_trick(hands: dict, trump="H", dealer=0, leader=None, levels=(2, 2), point
         buried = " ".join(GAME_NAME(f) for f in bury)
     deal = {"hands": [hands.get(p, "").split() for p in range(4)], "trump": trump,
             "dealer": dealer, "buried": buried.split(), "levels": list(levels),
-            "points": points}
+            "points": points, "partial": True}
     if leader is not None:
         deal["leader"] = leader
     return GAME.from_deal("deal", deal)
@@ -536,6 +536,26 @@ def test_malformed_deals_are_one_line_errors():
         at_trick({0: "AS AS AS"})
     with pytest.raises(GameError, match="not a Tractor card"):
         at_trick({0: "ZZ"})
+
+
+@pytest.mark.parametrize("deal,message", [
+    ({**full_deal({}), "levels": [7, 7]}, "deal 1 \\(no dealer\\) has both teams at level 2"),
+    ({**full_deal({}), "dealer": 1, "bidding_start": 2},
+     "starts its bidding at the dealer \\(seat 1\\), not seat 2"),
+    ({**full_deal({}), "levels": [2, 15], "dealer": 0}, "levels are two ranks 2-14"),
+    ({**full_deal({}), "kity": []}, "unknown key 'kity'"),
+    ({"hands": [["3C", "4C"], ["5C"], ["6C"], ["7C"]], "trump": "H", "dealer": 0,
+      "buried": ["8C"] * 2 + ["9C"] * 2 + ["10C"] * 2 + ["JC"] * 2},
+     "hands of one size, not 2/1/1/1"),
+])
+def test_deals_the_rules_cannot_reach_are_refused(deal, message):
+    with pytest.raises(GameError, match=message):
+        GAME.from_deal("match", deal)
+
+
+def test_a_deal_with_a_dealer_bids_on_the_dealers_level():
+    s = GAME.from_deal("match", {**full_deal({}), "levels": [7, 7], "dealer": 0})
+    assert s.level_rank == 7 and s.bidding_start == 0
 
 
 def test_a_forfeit_loses_for_the_whole_team():

@@ -53,8 +53,8 @@ def games(registry) -> None:
         for variant, counts in game.variants.items():
             players = str(counts[0]) if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
             default = " (default)" if variant == game.default_variant else ""
-            table.add_row(game.name, variant + default, players, str(game.move_cap),
-                          game.description)
+            table.add_row(game.name, variant + default, players,
+                          f"{game.move_cap} per {game.move_cap_per}", game.description)
     print_renderable(table)
 
 

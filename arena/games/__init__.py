@@ -53,6 +53,14 @@ def zero_sum_scores(ranks: list[int]) -> list[int]:
     return [sum((r < o) - (r > o) for o in ranks) for r in ranks]
 
 
+def check_keys(value: dict, allowed: tuple[str, ...], where: str) -> None:
+    """GameError for a key of an explicit deal that the game does not know (a typo would
+    otherwise be dropped silently)."""
+    unknown = sorted(set(value) - set(allowed), key=str)
+    if unknown:
+        raise GameError(f"{where}: unknown key {unknown[0]!r} (keys: {', '.join(allowed)})")
+
+
 class Finished:
     """``is_over`` and ``result`` for states that keep ``over``, ``reason``, ``moves`` and
     their final ``_ranks`` and ``_scores``."""
@@ -75,6 +83,8 @@ class Game:
     variants: dict[str, tuple[int, ...]] = {}
     default_variant: str = ""
     move_cap: int = 0
+    #: What the move cap counts: moves of a ``"match"``, or of each ``"deal"`` of one.
+    move_cap_per: str = "match"
     #: Number of teams (0: every seat for itself). Seat ``s`` plays for team ``s % teams``.
     teams: int = 0
     description: str = ""

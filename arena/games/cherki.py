@@ -38,7 +38,7 @@ import random
 from .. import cards as C
 from ..errors import GameError, IllegalAction
 from ..hookspecs import hookimpl
-from . import Finished, Game
+from . import Finished, Game, check_keys
 
 SUITS = "CSM"
 FACE_NAMES = [f"{n}{s}" for s in SUITS for n in range(1, 10)] + ["WF", "RF", "OT"]
@@ -306,11 +306,13 @@ class Cherki(Game):
     def from_deal(self, variant: str, deal: dict, record: bool = False) -> CherkiState:
         """A state from an explicit deal: ``hands`` (three lists of 8 names), ``stock``
         (names, top first), optional ``pile`` (bottom first) and ``dealer`` (default 0).
-        No card may appear more than four times."""
+        No card may appear more than four times, and all 120 must be there unless
+        ``"partial": true`` (a puzzle position)."""
         self.check(variant, 3)
         if not isinstance(deal, dict) or not isinstance(deal.get("hands"), list) \
                 or len(deal["hands"]) != 3:
             raise GameError("a Cherki deal is an object with three 'hands'")
+        check_keys(deal, ("hands", "stock", "pile", "dealer", "partial"), "a Cherki deal")
         hands = [[face(n) for n in h] for h in deal["hands"]]
         if any(len(h) != 8 for h in hands):
             raise GameError("a Cherki hand holds 8 cards")
@@ -319,6 +321,11 @@ class Cherki(Game):
         everything = [f for h in hands for f in h] + stock + pile
         if any(everything.count(f) > 4 for f in range(30)):
             raise GameError("a Cherki deal holds no card more than four times")
+        if not deal.get("partial", False) and len(everything) != 120:
+            raise GameError(f"a Cherki deal holds all 120 cards, not {len(everything)} (add "
+                            '"partial": true for a puzzle position)')
+        if deal.get("dealer", 0) not in range(3):
+            raise GameError("a Cherki deal's dealer is a seat 0-2")
         state = CherkiState(hands, stock[::-1], deal.get("dealer", 0), record)
         state.pile = pile
         return state

@@ -46,7 +46,7 @@ from itertools import product
 from .. import cards as C
 from ..errors import GameError, IllegalAction
 from ..hookspecs import hookimpl
-from . import Finished, Game, competition_ranks
+from . import Finished, Game, check_keys, competition_ranks
 
 SJ, BJ = 52, 53
 TRUMP = 4  # the effective suit of every trump
@@ -547,6 +547,7 @@ class Tractor(Game):
     variants = {"match": (4,), "deal": (4,)}
     default_variant = "match"
     move_cap = MOVE_CAP
+    move_cap_per = "deal"  # a match runs deal after deal (at most DEAL_CAP of them)
     teams = 2
     description = "four-player trick-taking team game with two decks (Shengji)"
     draw_probability = 0.01  # drawn only at the 60-deal cap with equal levels
@@ -559,17 +560,28 @@ class Tractor(Game):
         state.deal_from_seed()
         return state
 
+    DEAL_KEYS = ("hands", "kitty", "bidding_start", "trump", "dealer", "buried", "leader",
+                 "points", "levels", "seed", "partial")
+
     def from_deal(self, variant: str, deal: dict, record: bool = False) -> TractorState:
         """A state from an explicit deal (tests, puzzles). Keys: ``hands`` (four lists of card
         names) and either ``kitty`` (8 names; bidding starts at ``bidding_start``, default 0)
         or, to start at a trick, ``trump`` (a suit letter or ``"none"``), ``dealer``,
         ``buried`` (8 names) and optionally ``leader`` (default: the dealer) and ``points``
         (the attackers' so far). Optional everywhere: ``levels`` ([2, 2]), ``dealer``
-        (none: deal 1). No card may appear more than twice."""
+        (none: deal 1). No card may appear more than twice.
+
+        Refused, as the rules cannot reach them: a deal 1 (no dealer) with a level other
+        than 2 (deal 1 is bid on 2s by both teams), bidding that starts at a seat other
+        than a known dealer, and hands of different sizes at a trick's start (unless
+        ``"partial": true``, for a puzzle position)."""
         if not isinstance(deal, dict) or not isinstance(deal.get("hands"), list) \
                 or len(deal["hands"]) != 4:
             raise GameError("a Tractor deal is an object with four 'hands'")
+        check_keys(deal, self.DEAL_KEYS, "a Tractor deal")
         variant = self.check(variant, 4)
+        if not all(isinstance(h, list) for h in deal["hands"]):
+            raise GameError("a Tractor deal's hands are lists of cards")
         hands = [[face(n) for n in h] for h in deal["hands"]]
         extra = [face(n) for n in deal.get("kitty", deal.get("buried", []))]
         everything = [f for h in hands for f in h] + extra
@@ -580,14 +592,29 @@ class Tractor(Game):
         state = TractorState(variant, deal.get("seed", 0), record)
         state.levels = list(deal.get("levels", [2, 2]))
         state.dealer = deal.get("dealer")
+        if len(state.levels) != 2 or not all(lv in range(2, 15) for lv in state.levels):
+            raise GameError("a Tractor deal's levels are two ranks 2-14 (one per team)")
+        if state.dealer is None and state.levels != [2, 2]:
+            raise GameError("a Tractor deal 1 (no dealer) has both teams at level 2: "
+                            "give the dealer to start at other levels")
+        if state.dealer is not None and state.dealer not in range(4):
+            raise GameError("a Tractor deal's dealer is a seat 0-3")
         if "trump" not in deal:
             if any(len(h) != 25 for h in hands) or len(everything) != 108:
                 raise GameError("a Tractor deal has 25 cards per hand and 8 in the kitty")
             start = deal.get("bidding_start", state.dealer if state.dealer is not None else 0)
+            if state.dealer is not None and start != state.dealer:
+                raise GameError(f"a Tractor deal with a dealer starts its bidding at the "
+                                f"dealer (seat {state.dealer}), not seat {start}")
+            if start not in range(4):
+                raise GameError("a Tractor deal's bidding_start is a seat 0-3")
             state.start_deal(hands, extra, start)
             return state
         if state.dealer not in range(4):
             raise GameError("a deal that starts at a trick needs its dealer (0-3)")
+        if len({len(h) for h in hands}) != 1 and not deal.get("partial", False):
+            raise GameError("a Tractor deal that starts at a trick has hands of one size, not "
+                            + "/".join(str(len(h)) for h in hands))
         trump = deal["trump"]
         state.start_deal(hands, [], state.dealer)
         state.trump = None if trump == "none" else C.SUITS.index(trump)

@@ -40,7 +40,7 @@ from itertools import combinations
 from .. import cards as C
 from ..errors import GameError, IllegalAction
 from ..hookspecs import hookimpl
-from . import Game, Result, competition_ranks, zero_sum_scores
+from . import Game, Result, check_keys, competition_ranks, zero_sum_scores
 
 MOVE_CAP = 250
 HAND, FACEUP, FACEDOWN = "hand", "faceup", "facedown"
@@ -524,10 +524,20 @@ class Vandtia(Game):
             state.events.append(self._deal_event(state))
         return state
 
+    DEAL_KEYS = ("players", "stock", "pile", "burned", "dealer", "to_move", "out", "moves",
+                 "partial")
+    SEAT_KEYS = ("hand", "known", "faceup", "facedown")
+
     def from_deal(self, variant: str, deal: dict, record: bool = False) -> VandtiaState:
-        """A state from an explicit deal (the JSON form in docs/game-api.md)."""
+        """A state from an explicit deal (the JSON form in docs/game-api.md).
+
+        Every card of the variant's deck(s) must be somewhere - unless ``"partial": true``,
+        for puzzle positions - and no more than once per deck. A seat's ``known`` cards are
+        hand cards everyone has seen (picked up or swapped). A pile never holds a 10, nor
+        four of one rank on top: either would have burned it."""
         if not isinstance(deal, dict) or not isinstance(deal.get("players"), list):
             raise GameError("a deal is an object with a 'players' list")
+        check_keys(deal, self.DEAL_KEYS, "deal")
         players = len(deal["players"])
         variant = self.check(variant, players)
         copies = self.decks(variant, players)
@@ -540,11 +550,18 @@ class Vandtia(Game):
             except ValueError as e:
                 raise GameError(f"deal: {what}: {e}") from None
 
-        hands, faceup, facedown = [], [], []
+        hands, known, faceup, facedown = [], [], [], []
         for p, seat in enumerate(deal["players"]):
             if not isinstance(seat, dict):
                 raise GameError(f"deal: players[{p}] must be an object")
+            check_keys(seat, self.SEAT_KEYS, f"deal: players[{p}]")
             hands.append(cards(seat.get("hand", []), f"players[{p}].hand"))
+            known.append(cards(seat.get("known", []), f"players[{p}].known"))
+            rest = list(hands[-1])
+            for c in known[-1]:
+                if c not in rest:
+                    raise GameError(f"deal: players[{p}].known: {C.name(c)} is not in its hand")
+                rest.remove(c)
             faceup.append(cards(seat.get("faceup", []), f"players[{p}].faceup"))
             down = cards(seat.get("facedown", []), f"players[{p}].facedown", allow_gaps=True)
             if len(down) > 3:
@@ -558,6 +575,16 @@ class Vandtia(Game):
         for c in set(everything):
             if everything.count(c) > copies:
                 raise GameError(f"deal: {C.name(c)} appears more than {copies} time(s)")
+        if not deal.get("partial", False) and len(everything) != 52 * copies:
+            missing = sorted(set(C.FULL_DECK) - set(everything)) or sorted(
+                c for c in C.FULL_DECK if everything.count(c) < copies)
+            raise GameError(f"deal: {52 * copies - len(everything)} card(s) of the deck are "
+                            f"missing (first: {C.name(missing[0])}); add \"partial\": true "
+                            "for a puzzle position")
+        if any(C.rank(c) == 10 for c in pile):
+            raise GameError("deal: a 10 in the pile (a 10 burns the pile)")
+        if len(pile) >= 4 and len({C.rank(c) for c in pile[-4:]}) == 1:
+            raise GameError("deal: four of one rank on top of the pile (they burn it)")
         dealer = deal.get("dealer", 0)
         to_move = deal.get("to_move")
         out = deal.get("out", [])
@@ -572,6 +599,7 @@ class Vandtia(Game):
         state = VandtiaState(variant, players, dealer, hands, faceup, facedown, stock,
                              pile=pile, burned=burned, to_move=to_move, moves=moves,
                              out=out, record=record)
+        state.known = known
         for p in range(players):
             held = state.cards_held(p)
             if (p in out) != (held == 0):
