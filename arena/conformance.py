@@ -27,6 +27,7 @@ class Check:
     start_s: float = 0.0
     move_times: list[float] = field(default_factory=list)
     reproducible: bool = True
+    logs: list[str] = field(default_factory=list)  # the end of the bot's log, per fault
 
     @property
     def ok(self) -> bool:
@@ -79,6 +80,7 @@ def check_bot(registry, name: str, games: list[str] | None = None, matches: int 
                                "players": players, "seed": 0})
                 except BotFault as fault:
                     check.faults.append(f"at start: {fault.reason}")
+                    check.logs.append(fault.log)
                     checks.append(check)
                     continue
                 check.start_s = time.perf_counter() - started
@@ -89,6 +91,7 @@ def check_bot(registry, name: str, games: list[str] | None = None, matches: int 
                     check.matches += 1
                     if match.result.faults[0]:
                         check.faults.append(match.result.faults[0])
+                        check.logs.append(match.logs.get(0, ""))
                     played.append(match)
             finally:
                 for b in (bot, *others):

@@ -22,7 +22,7 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Field, Session, SQLModel, create_engine, func, select
 
 from . import DEFAULT_DB as DEFAULT_URL
-from .errors import ArenaError
+from .errors import ArenaError, masked
 from .referee import ASKING
 
 SCHEMA_VERSION = 3
@@ -130,39 +130,74 @@ def _sqlite_pragmas(dbapi_connection, _record):
     cursor.close()
 
 
-def connect(url: str | None = None):
+#: The package that brings a missing database driver (the module's name is not always it).
+DRIVERS = {"psycopg": "card-arena[postgres]", "psycopg2": "psycopg2-binary",
+           "MySQLdb": "mysqlclient", "pymysql": "pymysql", "asyncpg": "asyncpg"}
+
+
+def connect(url: str | None = None, create: bool = True):
     """An engine for ``url`` (default ``$ARENA_DB`` or the SQLite file under results/), with
-    the schema created or migrated. Any failure is one ArenaError line."""
+    the schema created or migrated. Any failure is one ArenaError line, with no password.
+
+    Only the default folder (``results/``) is made when missing, so a mistyped path is an
+    error, not a new empty database; with ``create`` false (commands that only read) a
+    SQLite file that does not exist is one too."""
     url = url or os.environ.get("ARENA_DB") or DEFAULT_URL
+    shown = masked(url)
+    path = url.removeprefix("sqlite:///").split("?")[0]
+    if url.startswith("sqlite:///") and path not in ("", ":memory:") and not path.startswith(
+            "file:"):  # a plain file path; URI forms are left as given
+        folder = Path(path).parent
+        if not create and not Path(path).exists():
+            raise ArenaError(f"no database at {path}: nothing has been stored there yet "
+                             "('arena season run' or 'arena demo' makes it)")
+        if url == DEFAULT_URL:
+            folder.mkdir(parents=True, exist_ok=True)
+        elif not folder.is_dir():
+            raise ArenaError(f"cannot use database {shown}: folder {folder} does not exist")
     try:
-        path = url.removeprefix("sqlite:///").split("?")[0]
-        if url.startswith("sqlite:///") and path not in ("", ":memory:") and not path.startswith(
-                "file:"):  # a plain file path: make its folder; URI forms are left as given
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url)
         if engine.dialect.name == "sqlite":
             event.listen(engine, "connect", _sqlite_pragmas)
-        with engine.begin() as conn:  # one transaction: a schema is made or migrated once
-            if engine.dialect.name == "postgresql":  # ... even by runners starting together
-                conn.exec_driver_sql("SELECT pg_advisory_xact_lock(727274)")
+        _make_schema(engine, shown)
+        return engine
+    except ImportError as e:
+        hint = DRIVERS.get(e.name, e.name)
+        raise ArenaError(f"cannot use database {shown}: its driver {e.name} is not installed "
+                         f"(pip install '{hint}')") from None
+    except (SQLAlchemyError, OSError) as e:
+        raise ArenaError(f"cannot use database {shown}: {masked(_first_line(e))}") from None
+
+
+def _make_schema(engine, shown: str) -> None:
+    """Create or migrate the schema in one transaction that holds the database's write lock
+    from its first statement (SQLite: BEGIN IMMEDIATE; PostgreSQL: an advisory lock), so
+    runners starting together on a fresh database make it once."""
+    with engine.connect() as conn:
+        dbapi = conn.connection.dbapi_connection if engine.dialect.name == "sqlite" else None
+        if dbapi is not None:
+            level, dbapi.isolation_level = dbapi.isolation_level, None  # we begin, not pysqlite
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        elif engine.dialect.name == "postgresql":
+            conn.exec_driver_sql("SELECT pg_advisory_xact_lock(727274)")
+        try:
             SQLModel.metadata.create_all(conn)
             version = conn.execute(select(SchemaInfo.version)).scalar()
             if version is None:
                 conn.execute(insert(SchemaInfo).values(version=SCHEMA_VERSION))
             elif version > SCHEMA_VERSION:
-                raise ArenaError(f"database {url} has a newer schema ({version})")
+                raise ArenaError(f"database {shown} has a newer schema ({version})")
             else:
                 for step, migrate in MIGRATIONS:
                     if step > version:
                         migrate(conn)
                         conn.execute(SchemaInfo.__table__.update().values(version=step))
-        return engine
-    except ImportError as e:
-        hint = "arena[postgres]" if e.name == "psycopg" else e.name
-        raise ArenaError(f"cannot use database {url}: its driver {e.name} is not installed "
-                         f"(pip install '{hint}')") from None
-    except (SQLAlchemyError, OSError) as e:
-        raise ArenaError(f"cannot use database {url}: {_first_line(e)}") from None
+            conn.commit()
+        finally:
+            if dbapi is not None:
+                if dbapi.in_transaction:
+                    dbapi.rollback()
+                dbapi.isolation_level = level
 
 
 def _first_line(e: BaseException) -> str:

@@ -1,5 +1,8 @@
 """Errors a user can cause. The CLI turns any of them into one line on stderr and exit 2."""
 
+import json
+import re
+
 
 class ArenaError(Exception):
     """A mistake in what the user asked for (unknown name, bad option, bad deal...)."""
@@ -42,3 +45,33 @@ def crash_reason(e: BaseException) -> str:
     """The stored reason for a bot that raised ``e``: ``crash: Type: first line``."""
     text = str(e).splitlines()[0][:200] if str(e) else ""
     return f"crash: {type(e).__name__}: {text}" if text else f"crash: {type(e).__name__}"
+
+
+def masked(text: str) -> str:
+    """``text`` with the password of any URL in it (``scheme://user:PASSWORD@host``) replaced
+    by ``***``: no message shows a database password."""
+    return re.sub(r"(\w[\w+.-]*://[^/\s:@]*:)[^@\s]*@", r"\1***@", text)
+
+
+_JSON_TYPES = {str: "string", int: "number", float: "number", bool: "boolean",
+               type(None): "null", list: "list", dict: "object"}
+
+
+def illegal_reason(action, legal) -> str:
+    """The stored reason for an answer not in the legal list, written as JSON so that the
+    integer 0 and the string "0" read differently, and naming a wrong type."""
+    text = json.dumps(action, ensure_ascii=False, default=repr)
+    text = text if len(text) <= 200 else text[:200] + "..."
+    kind = _JSON_TYPES.get(type(action), type(action).__name__)
+    expected = {_JSON_TYPES.get(type(a), type(a).__name__) for a in legal}
+    if legal and kind not in expected:
+        return (f"illegal action: {text} (a {kind}; the legal actions are "
+                f"{' or '.join(sorted(e + 's' for e in expected))})")
+    return f"illegal action: {text} (not one of the {len(legal)} legal actions)"
+
+
+def traceback_tail(e: BaseException, limit: int = 2000) -> str:
+    """The end of ``e``'s traceback, as a log tail for an in-process bot that raised."""
+    import traceback
+
+    return "".join(traceback.format_exception(e))[-limit:]

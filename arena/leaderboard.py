@@ -73,16 +73,29 @@ def crosstable(results, bots: list[str]) -> Table:
     return t
 
 
-def faults_table(results) -> Table | None:
-    counts: dict[tuple[str, str], int] = {}
-    for seats, _, _, faults in results:
+def faults_table(matches) -> Table | None:
+    """Faults per bot and kind, with the first match of each (``arena replay ID`` shows its
+    reason and log). ``matches``: ``(match id, seats, faults)`` in fixture order."""
+    counts: dict[tuple[str, str], list] = {}
+    for match_id, seats, faults in matches:
         for bot, fault in zip(seats, faults, strict=True):
             if fault:
-                key = (bot, fault.split(":")[0])
-                counts[key] = counts.get(key, 0) + 1
+                entry = counts.setdefault((bot, fault.split(":")[0]), [0, match_id])
+                entry[0] += 1
     if not counts:
         return None
-    t = Table("bot", "fault", "matches", title="faults", title_justify="left")
-    for (bot, kind), n in sorted(counts.items()):
-        t.add_row(bot, kind, str(n))
+    t = Table("bot", "fault", "matches", "first match", title="faults", title_justify="left")
+    for (bot, kind), (n, first) in sorted(counts.items()):
+        t.add_row(bot, kind, str(n), str(first))
+    return t
+
+
+def matches_table(matches) -> Table:
+    """One row per stored match: ``(match id, fixture, seats, ranks, reason, faults)``."""
+    t = Table("match", "fixture", "seats", "ranks", "end", "faults", title="matches",
+              title_justify="left")
+    for match_id, fixture, seats, ranks, reason, faults in matches:
+        shown = "; ".join(f"seat {i}: {f}" for i, f in enumerate(faults) if f)
+        t.add_row(str(match_id), str(fixture), ", ".join(seats),
+                  " ".join(map(str, ranks)), reason, shown)
     return t

@@ -199,6 +199,8 @@ def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | Non
     ``on_batch(results, rater)`` is called after each stored batch (for progress views)."""
     defn = playable(registry, row)
     done = db.stored_fixtures(engine, row.id)
+    if row.status != "running":  # resumed after Ctrl-C
+        db.set_status(engine, row.id, "running")
     game = registry.game(row.game)
     rater = SeasonRater(engine, row, done, game.draw_probability, defn.suspend_after,
                         game.teams)

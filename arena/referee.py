@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .cards import PUBLIC_SECRET, keyed_seed
-from .errors import BotFault, crash_reason
+from .errors import BotFault, crash_reason, illegal_reason, traceback_tail
 from .games import Result
 
 #: How the referee asks bots, stored with every season: 1, every move; 2, not when a seat
@@ -70,9 +70,17 @@ def play_match(game, variant: str, bots: list, seed: int, names: list[str] | Non
     faults: list[str | None] = [None] * n
 
     def forfeit(seat: int, reason: str, error: BaseException | None = None) -> None:
+        """End the match with ``seat`` last; keep the tail of its log (a sandboxed bot's
+        stderr, an in-process bot's traceback) for its author."""
         faults[seat] = reason
-        if getattr(error, "log", ""):
-            match.logs[seat] = error.log
+        if isinstance(error, BotFault):
+            log = error.log
+        elif error is not None:
+            log = traceback_tail(error)
+        else:
+            log = getattr(bots[seat], "log_tail", lambda: "")()
+        if log:
+            match.logs[seat] = log
         state.forfeit(seat)
 
     for seat, bot in enumerate(bots):
@@ -97,7 +105,7 @@ def play_match(game, variant: str, bots: list, seed: int, names: list[str] | Non
                 forfeit(seat, _fault(e), e)
                 break
             if action not in legal:
-                forfeit(seat, f"illegal action: {str(action)[:200]!r}")
+                forfeit(seat, illegal_reason(action, legal))
                 break
         actions.append(action)
         state.apply(action)

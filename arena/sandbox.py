@@ -385,6 +385,10 @@ class SandboxBot:
             except BotFault:
                 self.close()
 
+    def log_tail(self) -> str:
+        """The end of what the bot wrote to stderr so far (its process's log)."""
+        return self.worker.log_tail() if self.worker is not None else self.log
+
     def _lost(self, fault: BotFault) -> BotFault:
         """After any fault the worker is gone (a new one serves the next match); the fault,
         with the bot's log tail, goes on to the referee."""

@@ -22,6 +22,7 @@ import importlib.util
 import inspect
 import os
 import sys
+import traceback
 
 import orjson
 import pluggy
@@ -102,6 +103,8 @@ def _serve(config: dict, inp, out) -> None:
         factory = next(f for name, games, f in registrations(plugin)
                        if name == bot["name"] and bot["game"] in games)
     except BaseException as e:  # noqa: BLE001
+        traceback.print_exc()
+        sys.stderr.flush()
         out.write(orjson.dumps({"type": "error", "error": "load failed: " + _error(e)}) + b"\n")
         out.flush()
         return
@@ -130,8 +133,10 @@ def _serve(config: dict, inp, out) -> None:
                 reply = {"type": "error", "error": f"unknown message {kind!r}"}
             data = orjson.dumps(reply)
         except BaseException as e:  # noqa: BLE001 - the bot's failure, told to the runner
+            traceback.print_exc()  # into the bot's log, which its author is shown
             data = orjson.dumps({"type": "error", "error": _error(e)})
             sys.stdout.flush()
+            sys.stderr.flush()
         write(data + b"\n")  # unbuffered: no flush needed
 
 

@@ -140,3 +140,46 @@ def test_starting_imports_no_database_code(args):
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          timeout=120)
     assert out.stderr.strip().splitlines()[-1] == "0 []", out.stderr
+
+
+CRASHER = """
+import arena
+
+class Bot:
+    def act(self, observation, legal):
+        print("about to fail")
+        raise RuntimeError("always")
+
+@arena.hookimpl
+def register_bots(register):
+    register("crasher", Bot, games=["vandtia"])
+"""
+
+
+def test_play_and_check_bot_show_a_faults_cause_and_log(tmp_path):
+    (tmp_path / "crasher.py").write_text(CRASHER)
+    played = arena("--bots-dir", str(tmp_path), "play", "vandtia", "crasher", "random")
+    assert played.returncode == 0
+    assert ("seat 0 (crasher) forfeits: crash: RuntimeError: always; the end of its log:\n"
+            "about to fail\nTraceback (most recent call last):") in played.stderr
+    checked = arena("--bots-dir", str(tmp_path), "check-bot", "crasher")
+    assert checked.returncode == 1 and "crash: RuntimeError: always; the end of its log:" in (
+        checked.stdout)
+    assert "      | about to fail" in checked.stdout and "      | RuntimeError: always" in (
+        checked.stdout)
+
+
+def test_season_show_lists_match_ids_and_the_first_match_of_each_fault(tmp_path):
+    (tmp_path / "crasher.py").write_text(CRASHER)
+    env = {"ARENA_DB": f"sqlite:///{tmp_path}/s.db", "COLUMNS": "120"}
+    run = arena("--bots-dir", str(tmp_path), "season", "run", "vandtia", "--bots",
+                "crasher,random", "--rounds", "2", "--name", "f", env=env)
+    assert run.returncode == 0, run.stderr
+    assert f"stored in sqlite:///{tmp_path}/s.db" in run.stderr
+    shown = arena("season", "show", "f", "--matches", env=env).stdout
+    assert "first match" in shown and "matches" in shown
+    rows = [line for line in shown.splitlines() if "crash: RuntimeError" in line]
+    assert len(rows) == 4, shown  # every match, each with its id and its fault
+    first = rows[0].split("│")[1].strip()
+    replayed = arena("replay", first, env=env)
+    assert "about to fail" in replayed.stdout and "Traceback" in replayed.stdout

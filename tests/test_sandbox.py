@@ -181,15 +181,23 @@ def test_being_killed_by_a_signal_is_named(tmp_path):
     assert forfeited(match, "crash: killed by SIGSEGV")
 
 
-def test_an_illegal_action_forfeits(tmp_path, database):
-    match = match_against(tmp_path, "return 'play 3X'")
-    assert forfeited(match, "illegal action: 'play 3X'")
+def test_an_illegal_action_forfeits_with_the_log_tail(tmp_path, database):
+    match = match_against(tmp_path, "print('choosing'); return 'play 3X'")
+    assert forfeited(match, r'illegal action: "play 3X" \(not one of the \d+ legal actions\)')
+    assert "choosing" in match.logs[0], "an illegal action keeps the bot's log too"
 
 
-def test_an_exception_forfeits_with_its_name_and_the_log_tail(tmp_path):
+def test_a_number_for_a_string_action_is_named_as_such(tmp_path, database):
+    match = match_against(tmp_path, "return 0")
+    assert forfeited(match, "illegal action: 0 (a number; the legal actions are strings)")
+
+
+def test_an_exception_forfeits_with_its_name_and_the_traceback_in_the_log(tmp_path):
     match = match_against(tmp_path, "print('thinking hard'); raise ValueError('no idea')")
     assert forfeited(match, "crash: ValueError: no idea")
     assert "thinking hard" in match.logs[0], "what a bot prints is its log, not the protocol"
+    assert "Traceback (most recent call last)" in match.logs[0]
+    assert 'evil.py", line' in match.logs[0] and "ValueError: no idea" in match.logs[0]
 
 
 def _exec_bot(tmp_path, script):

@@ -13,7 +13,7 @@ import sys
 import click
 
 from .. import DEFAULT_DB, __version__
-from ..errors import ArenaError
+from ..errors import ArenaError, masked
 from .options import secret_of, secret_options
 
 DEMO = [  # (game, variant, bots, seed): one match per game and variant, reference bots
@@ -111,6 +111,17 @@ def _play(registry, game_name, variant, bot_names, seed, show, omniscient, as_js
     if as_json:
         click.echo(json.dumps(play_record(game, match, seed, secret), indent=2,
                               ensure_ascii=False))
+    show_fault_logs(match.players, match.result.faults, match.logs)
+
+
+def show_fault_logs(names, faults, logs) -> None:
+    """On stderr, each faulty seat's reason and the end of its log (where the cause of
+    ``crash: exited with status 254`` is: a traceback, ``fork: Operation not permitted``)."""
+    for seat, fault in enumerate(faults):
+        if fault:
+            log = (logs.get(seat) or logs.get(str(seat)) or "").rstrip()
+            tail = f"; the end of its log:\n{log}" if log else "; it logged nothing"
+            click.echo(f"seat {seat} ({names[seat]}) forfeits: {fault}{tail}", err=True)
 
 
 @cli.command()
@@ -171,10 +182,10 @@ def main(argv: list[str] | None = None) -> None:
         click.echo("arena: aborted", err=True)
         sys.exit(130)
     except click.ClickException as e:
-        click.echo(f"arena: error: {e.format_message()}", err=True)
+        click.echo(f"arena: error: {masked(e.format_message())}", err=True)
         sys.exit(2)
     except ArenaError as e:
-        click.echo(f"arena: error: {e}", err=True)
+        click.echo(f"arena: error: {masked(str(e))}", err=True)
         sys.exit(2)
     except Exception as e:
         exc = sys.modules.get("sqlalchemy.exc")  # imported only by commands that use it
@@ -182,6 +193,6 @@ def main(argv: list[str] | None = None) -> None:
             raise
         # e.g. the database went read-only or away mid-run
         text = str(getattr(e, "orig", None) or e).splitlines()[0]
-        click.echo(f"arena: error: database: {text}", err=True)
+        click.echo(f"arena: error: database: {masked(text)}", err=True)
         sys.exit(2)
     sys.exit(code if isinstance(code, int) else 0)

@@ -15,10 +15,11 @@ from ..errors import ArenaError
 from .options import secret_of, secret_options
 
 
-def _engine(registry):
+def _engine(registry, create: bool = False):
+    """The database; only ``season run`` (``create``) may make one."""
     from .. import db
 
-    return db.connect(registry.db_url)
+    return db.connect(registry.db_url, create=create)
 
 
 def _bots(value: str) -> tuple[str, ...]:
@@ -58,6 +59,9 @@ def _run(engine, registry, row, pool, quiet=False) -> None:
             try:
                 league.play(engine, registry, row, executor=pool, on_batch=on_batch,
                             own_executor=True)
+            except KeyboardInterrupt:  # Ctrl-C: what is stored stays; resume plays the rest
+                db.set_status(engine, row.id, "interrupted")
+                raise
             finally:
                 live.update(Group(progress))
     finally:
@@ -114,7 +118,7 @@ def season_run(registry, game, variant, players, bots, rounds, seed, name, worke
                      bool(mixed_teams and g.teams), secret_of(secret_from, public_seed))
     if not batch:
         defn = replace(defn, batch=default_batch(g, defn))
-    engine = _engine(registry)
+    engine = _engine(registry, create=True)
     pool = league.make_executor(executor, workers, scheduler)  # before anything is written
     row = league.create(engine, registry, defn)
     click.echo(f"season {row.name}: {row.fixtures} matches, seed {seed}"
@@ -122,6 +126,7 @@ def season_run(registry, game, variant, players, bots, rounds, seed, name, worke
                   if seeding(row.secret) == "public" else ""), err=True)
     _run(engine, registry, row, pool)
     _show_leaderboard(engine, registry, db.get_season(engine, row.name))
+    _stored_in(registry, row.name)
 
 
 @season.command("resume")
@@ -140,6 +145,7 @@ def season_resume(registry, name, workers, executor, scheduler) -> None:
     league.playable(registry, row)  # a season that cannot go on says so before anything
     _run(engine, registry, row, league.make_executor(executor, workers, scheduler))
     _show_leaderboard(engine, registry, db.get_season(engine, name))
+    _stored_in(registry, name)
 
 
 @season.command("list")
@@ -164,8 +170,11 @@ def season_list(registry) -> None:
 
 @season.command("show")
 @click.argument("name")
+@click.option("--matches", "list_matches", is_flag=True,
+              help="Also list every stored match: id (for 'arena replay ID'), seats, ranks, "
+              "faults.")
 @click.pass_obj
-def season_show(registry, name) -> None:
+def season_show(registry, name, list_matches) -> None:
     """Standings, crosstable and faults of season NAME."""
     from .. import db
     from .. import leaderboard as views
@@ -176,9 +185,13 @@ def season_show(registry, name) -> None:
     results = list(db.results(engine, row.game, row.variant, row.players, row.name))
     _show_leaderboard(engine, registry, row)
     print_renderable(views.crosstable(results, json.loads(row.bots)))
-    faults = views.faults_table(results)
+    matches = [(m.id, m.fixture, [s.bot for s in seats], [s.rank for s in seats], m.reason,
+                [s.fault for s in seats]) for m, seats in db.season_matches(engine, row.id)]
+    faults = views.faults_table((m[0], m[2], m[5]) for m in matches)
     if faults is not None:
         print_renderable(faults)
+    if list_matches:
+        print_renderable(views.matches_table(matches))
 
 
 @season.command("export")
@@ -205,6 +218,14 @@ def season_export(registry, name, output) -> None:
             f.writelines(lines)
     except OSError as e:
         raise ArenaError(f"cannot write {output}: {e.strerror}") from None
+
+
+def _stored_in(registry, name: str) -> None:
+    """Where a season's results went, and how to look at them."""
+    from ..errors import masked
+
+    click.echo(f"stored in {masked(registry.db_url)}: 'arena season show {name} --matches' "
+               f"lists its matches, 'arena replay ID' shows one", err=True)
 
 
 def _seeding_note(row) -> str:

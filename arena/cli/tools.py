@@ -113,5 +113,9 @@ def check_bot_command(registry, name, games, matches) -> None:
     checks = check_bot(registry, name, list(games) or None, matches)
     for check in checks:
         click.echo(("ok    " if check.ok else "FAIL  ") + check.describe())
+        for fault, log in zip(check.faults, check.logs, strict=False):
+            if log.strip():
+                click.echo(f"      {fault}; the end of its log:\n"
+                           + "\n".join("      | " + line for line in log.rstrip().splitlines()))
     if not all(c.ok for c in checks):
         sys.exit(1)
