@@ -182,6 +182,9 @@ class Registry:
     def _registered(label: str, spec: dict, answer: dict) -> list:
         if "error" in answer:
             raise PluginError(f"cannot load bot source {label}: {answer['error']}")
+        if not answer["bots"]:
+            raise PluginError("it registers no bot (a register_bots hook marked "
+                              "@arena.hookimpl calls register(name, factory, games=[...]))")
         found = []
         for bot in answer["bots"]:
             _check_registration(label, bot["name"], bot["games"], bot["callable"])

@@ -552,3 +552,18 @@ def _peak_mb(matches: int) -> float:
 def test_the_runners_memory_stays_flat_over_a_10000_match_season():
     small, large = _peak_mb(1000), _peak_mb(10000)
     assert large - small < 10, (small, large)  # fixtures and results are streamed
+
+
+def test_ctrl_c_stops_a_season_marked_interrupted_and_resume_finishes_it(tmp_path, run):
+    path = tmp_path / "int.db"
+    proc = arena(*run, db_path=path)
+    wait_for_matches(path, 1, proc)
+    proc.send_signal(signal.SIGINT)  # as Ctrl-C does to the runner
+    _, err = proc.communicate(timeout=600)
+    assert proc.returncode == 130 and "arena: aborted" in err and "Traceback" not in err
+    listed = arena("season", "list", db_path=path, env={
+        **os.environ, "ARENA_DB": f"sqlite:///{path}", "COLUMNS": "200"}).communicate()[0]
+    assert "interrupted" in listed, listed
+    resumed = arena("season", "resume", "k", db_path=path)
+    assert resumed.wait(timeout=600) == 0
+    assert db.get_season(db.connect(f"sqlite:///{path}"), "k").status == "done"

@@ -165,3 +165,14 @@ def test_unknown_names_are_user_errors(registry):
 def test_bots_dirs_from_the_environment():
     assert bots_dirs_from_env({"ARENA_BOTS_DIR": "a:b"}) == ["a", "b"]
     assert bots_dirs_from_env({}) == []
+
+
+def test_a_bot_file_that_registers_nothing_is_named_not_skipped(tmp_path):
+    (tmp_path / "nohook.py").write_text("class Bot:\n    def act(self, o, legal):\n"
+                                        "        return legal[0]\n")
+    registry = Registry(bots_dirs=[tmp_path], entry_points=False)
+    assert registry.bots() == {}
+    assert "registers no bot" in registry.broken[str(tmp_path / "nohook.py")]
+    out = subprocess.run([sys.executable, "-m", "arena", "--bots-dir", str(tmp_path), "bots"],
+                         capture_output=True, text=True, timeout=120)
+    assert f"not loaded: {tmp_path / 'nohook.py'}: it registers no bot" in out.stderr
