@@ -9,6 +9,7 @@ import csv
 import io
 import json
 
+from rich import box
 from rich.table import Table
 
 FIELDS = ["rank", "bot", "mu", "sigma", "score", "games", "wins", "draws", "losses",
@@ -37,11 +38,23 @@ def to_csv(standings) -> str:
     return out.getvalue()
 
 
+def grid(*columns: str, title: str = "", wrap: tuple[str, ...] = (), right=()) -> Table:
+    """A table that fits an 80-column terminal: no outer edge, and only the ``wrap``
+    columns (names, lists) may wrap; figures and short words are never cut."""
+    t = Table(title=title or None, title_justify="left", box=box.SIMPLE_HEAD,
+              show_edge=False, pad_edge=False, collapse_padding=True)
+    for col in columns:
+        t.add_column(col, justify="right" if col in right else "left",
+                     no_wrap=col not in wrap, overflow="fold")
+    return t
+
+
 def table(standings, title: str = "") -> Table:
-    t = Table(title=title or None, title_justify="left")
-    for col in ("#", "bot", "μ", "σ", "score", "games", "W/D/L", "win %", "mean score",
-                "faults"):
-        t.add_column(col, justify="left" if col == "bot" else "right")
+    """The leaderboard: ``μ−3σ`` is the conservative rating it is sorted by (``score`` in
+    the JSON and CSV exports), not to be confused with the mean score per game."""
+    figures = ("#", "μ", "σ", "μ−3σ", "games", "W/D/L", "win %", "mean score", "faults")
+    t = grid("#", "bot", "μ", "σ", "μ−3σ", "games", "W/D/L", "win %", "mean score", "faults",
+             title=title, wrap=("bot",), right=figures)
     for r in rows(standings):
         bot = r["bot"] + (" (suspended)" if r["suspended"] else "")
         t.add_row(str(r["rank"]), bot, f"{r['mu']:.2f}", f"{r['sigma']:.2f}",
@@ -64,10 +77,8 @@ def crosstable(results, bots: list[str]) -> Table:
             for b, rb in best.items():
                 if a != b and (a, b) in wdl:
                     wdl[a, b][0 if ra < rb else 1 if ra == rb else 2] += 1
-    t = Table(title="crosstable (row vs column: W-D-L)", title_justify="left")
-    t.add_column("")
-    for b in bots:
-        t.add_column(b, justify="right")
+    t = grid("", *bots, title="crosstable (row vs column: W-D-L)", wrap=("", *bots),
+             right=bots)
     for a in bots:
         t.add_row(a, *("·" if a == b else "-".join(map(str, wdl[a, b])) for b in bots))
     return t
@@ -84,7 +95,8 @@ def faults_table(matches) -> Table | None:
                 entry[0] += 1
     if not counts:
         return None
-    t = Table("bot", "fault", "matches", "first match", title="faults", title_justify="left")
+    t = grid("bot", "fault", "matches", "first match", title="faults", wrap=("bot",),
+             right=("matches", "first match"))
     for (bot, kind), (n, first) in sorted(counts.items()):
         t.add_row(bot, kind, str(n), str(first))
     return t
@@ -92,8 +104,8 @@ def faults_table(matches) -> Table | None:
 
 def matches_table(matches) -> Table:
     """One row per stored match: ``(match id, fixture, seats, ranks, reason, faults)``."""
-    t = Table("match", "fixture", "seats", "ranks", "end", "faults", title="matches",
-              title_justify="left")
+    t = grid("match", "fixture", "seats", "ranks", "end", "faults", title="matches",
+             wrap=("seats", "faults"), right=("match", "fixture"))
     for match_id, fixture, seats, ranks, reason, faults in matches:
         shown = "; ".join(f"seat {i}: {f}" for i, f in enumerate(faults) if f)
         t.add_row(str(match_id), str(fixture), ", ".join(seats),

@@ -183,3 +183,18 @@ def test_season_show_lists_match_ids_and_the_first_match_of_each_fault(tmp_path)
     first = rows[0].split("│")[1].strip()
     replayed = arena("replay", first, env=env)
     assert "about to fail" in replayed.stdout and "Traceback" in replayed.stdout
+
+
+def test_tables_fit_an_80_column_terminal_without_cutting_anything(tmp_path):
+    env = {"ARENA_DB": f"sqlite:///{tmp_path}/w.db", "COLUMNS": "80"}
+    run = arena("season", "run", "vandtia", "--bots", "random,greedy,lowball", "--rounds", "2",
+                "--name", "spring", env=env)
+    assert run.returncode == 0, run.stderr
+    for args, wanted in ((("season", "list"), ["spring", "vandtia cardems 2p", "12/12"]),
+                         (("leaderboard", "vandtia"), ["lowball", "μ−3σ", "mean score"]),
+                         (("season", "show", "spring", "--matches"),
+                          ["lowball", "random, greedy"])):
+        out = arena(*args, env=env).stdout
+        assert "…" not in out and all(len(line) <= 80 for line in out.splitlines())
+        for word in wanted:
+            assert word in out, (word, out)

@@ -152,15 +152,14 @@ def season_resume(registry, name, workers, executor, scheduler) -> None:
 @click.pass_obj
 def season_list(registry) -> None:
     """List the seasons with their progress."""
-    from rich.table import Table
-
     from .. import db
+    from .. import leaderboard as views
     from ..transcript import print_renderable
 
-    t = Table("season", "game", "variant", "players", "bots", "rounds", "seed", "matches",
-              "status")
+    t = views.grid("season", "league", "bots", "rounds", "seed", "matches", "status",
+                   wrap=("season", "bots"), right=("rounds", "matches"))
     for row, stored in db.list_seasons(_engine(registry)):
-        t.add_row(row.name, row.game, row.variant, str(row.players),
+        t.add_row(row.name, f"{row.game} {row.variant} {row.players}p",
                   ", ".join(json.loads(row.bots)), str(row.rounds),
                   str(row.seed) + ("" if seeding(row.secret) == "secret"
                                    else f" ({seeding(row.secret)})"),
