@@ -55,7 +55,7 @@ class DaskExecutor:
         try:
             from distributed import Client
         except ImportError:
-            raise ArenaError("--executor dask needs Dask: pip install 'arena[dask]'") from None
+            raise ArenaError("--executor dask needs Dask: pip install 'card-arena[dask]'") from None
         try:
             self.client = Client(address, timeout="10s")
         except (OSError, TimeoutError, ValueError) as e:

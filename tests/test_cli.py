@@ -180,7 +180,7 @@ def test_season_show_lists_match_ids_and_the_first_match_of_each_fault(tmp_path)
     assert "first match" in shown and "matches" in shown
     rows = [line for line in shown.splitlines() if "crash: RuntimeError" in line]
     assert len(rows) == 4, shown  # every match, each with its id and its fault
-    first = rows[0].split("│")[1].strip()
+    first = rows[0].split()[0]
     replayed = arena("replay", first, env=env)
     assert "about to fail" in replayed.stdout and "Traceback" in replayed.stdout
 

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-distributed = pytest.importorskip("distributed", reason="Dask: pip install 'arena[dask]'")
+distributed = pytest.importorskip("distributed", reason="Dask: pip install 'card-arena[dask]'")
 
 RUN = ("season", "run", "vandtia", "--bots", "random,greedy,lowball", "--rounds", "30",
        "--seed", "5", "--name", "d", "--batch", "4", "--public-seed")  # runs compared
@@ -94,4 +94,4 @@ def test_without_dask_installed_the_error_is_one_line(tmp_path):
                          capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 2
     assert out.stderr.strip() == ("arena: error: --executor dask needs Dask: "
-                                  "pip install 'arena[dask]'")
+                                  "pip install 'card-arena[dask]'")

@@ -70,7 +70,7 @@ def test_built_in_games_and_bots_come_through_the_hooks_and_entry_points():
     registry = Registry()
     assert list(registry.games()) == ["cherki", "tractor", "vandtia"]
     assert {"random", "greedy"} <= set(registry.bots())
-    assert registry.bot("random", "vandtia").source.startswith("arena ")
+    assert registry.bot("random", "vandtia").source.startswith("card-arena ")
     assert Registry(entry_points=False).bots() == {}, "reference bots are entry points too"
 
 
@@ -103,7 +103,7 @@ def test_one_name_may_be_registered_for_several_games_in_several_calls(tmp_path)
 def test_the_same_bot_name_for_the_same_game_twice_leaves_the_second_out(tmp_path):
     (tmp_path / "random.py").write_text(bot_file("random"))
     registry = Registry(bots_dirs=[tmp_path])
-    assert registry.bot("random", "vandtia").source.startswith("arena ")
+    assert registry.bot("random", "vandtia").source.startswith("card-arena ")
     assert "registered twice" in registry.broken[str(tmp_path / "random.py")]
 
 
@@ -176,3 +176,17 @@ def test_a_bot_file_that_registers_nothing_is_named_not_skipped(tmp_path):
     out = subprocess.run([sys.executable, "-m", "arena", "--bots-dir", str(tmp_path), "bots"],
                          capture_output=True, text=True, timeout=120)
     assert f"not loaded: {tmp_path / 'nohook.py'}: it registers no bot" in out.stderr
+
+
+def test_the_distribution_has_its_own_name_and_the_example_plugin_depends_on_it():
+    import tomllib
+    from importlib import metadata
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    ours = tomllib.loads((root / "pyproject.toml").read_text())["project"]["name"]
+    assert ours == "card-arena", "PyPI's 'arena' is an unrelated project"
+    assert metadata.version(ours) == arena.__version__
+    plugin = tomllib.loads((root / "plugins" / "arena-example-bot" / "pyproject.toml")
+                           .read_text())["project"]
+    assert plugin["dependencies"] == [ours]
