@@ -271,6 +271,11 @@ def get_season(engine, name: str) -> SeasonRow:
     return row
 
 
+def season_names(engine) -> set[str]:
+    with engine.connect() as conn:
+        return set(conn.execute(select(SeasonRow.name)).scalars())
+
+
 def list_seasons(engine) -> list[tuple[SeasonRow, int]]:
     with Session(engine) as session:
         seasons = session.exec(select(SeasonRow).order_by(SeasonRow.id)).all()

@@ -96,12 +96,22 @@ def test_a_bot_for_another_game_is_refused(tmp_path):
     assert result.returncode == 2 and "does not play vandtia" in result.stderr
 
 
-def test_demo_plays_a_match_and_a_season_per_variant():
-    out = arena("demo").stdout
+def test_demo_plays_a_match_and_a_season_of_every_game_stores_them_and_says_what_next(
+        tmp_path):
+    env = {"ARENA_DB": f"sqlite:///{tmp_path}/demo.db", "COLUMNS": "100"}
+    out = arena("demo", env=env).stdout
     for variant in ("cardems", "swedish", "german"):
         assert f"demo-{variant}: vandtia {variant}" in out and "40/40 matches (done)" in out
     assert "demo-tractor: tractor deal, 4 players, 20/20 matches (done)" in out
-    assert out.count("result:") == 5 and "cherki standard: greedy vs random vs random" in out
+    assert "demo-cherki: cherki standard, 3 players, 60/60 matches (done)" in out
+    assert out.count("result:") == 5 and "cherki standard: greedy vs random vs first" in out
+    assert f"stored in sqlite:///{tmp_path}/demo.db. Next:" in out
+    assert "arena season show demo-cardems --matches" in out
+    listed = arena("season", "list", env=env).stdout
+    assert all(f"demo-{s}" in listed for s in ("cardems", "swedish", "german", "tractor",
+                                               "cherki"))
+    again = arena("demo", env=env).stdout  # the same database again: new names
+    assert "demo-cardems-2: vandtia cardems" in again
 
 
 def test_bench_reports_games_per_second_and_a_seasons_overhead():

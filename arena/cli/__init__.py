@@ -16,14 +16,6 @@ from .. import DEFAULT_DB, __version__
 from ..errors import ArenaError, masked
 from .options import secret_of, secret_options
 
-DEMO = [  # (game, variant, bots, seed): one match per game and variant, reference bots
-    ("vandtia", "cardems", ["greedy", "random"], 7),
-    ("vandtia", "swedish", ["greedy", "random", "random"], 7),
-    ("vandtia", "german", ["greedy", "random", "greedy", "random"], 7),
-    ("tractor", "deal", ["greedy", "random"], 7),
-    ("cherki", "standard", ["greedy", "random", "random"], 7),
-]
-
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="arena")
@@ -147,24 +139,8 @@ def play(registry, game, bot_names, variant, seed, show, omniscient, as_json, li
           secret_of(secret_from, public_seed))
 
 
-@cli.command()
-@click.pass_obj
-def demo(registry) -> None:
-    """One match of each game and variant with the reference bots, then short seasons and
-    their leaderboards."""
-    import tempfile
-
-    from .season import run_demo_seasons
-
-    for game, variant, bot_names, seed in DEMO:
-        click.echo(f"{game} {variant}: {' vs '.join(bot_names)}, seed {seed}")
-        _play(registry, game, variant, bot_names, seed, False, False, False)
-    with tempfile.TemporaryDirectory() as tmp:
-        run_demo_seasons(registry, f"sqlite:///{tmp}/demo.db")
-
-
 def _register_commands() -> None:
-    from . import tools  # noqa: F401 - its commands register themselves on ``cli``
+    from . import demo, tools  # noqa: F401 - their commands register themselves on ``cli``
     from .season import leaderboard, replay_command, season, verify_command
 
     for command in (season, leaderboard, replay_command, verify_command):

@@ -354,24 +354,3 @@ def verify_command(registry, path) -> None:
     if problems:
         sys.exit(1)
     click.echo(f"{path}: {checked} match(es) verified")
-
-
-def run_demo_seasons(registry, url: str) -> None:
-    """A short duplicate season of each Vändtia variant and of Tractor deals between the
-    reference bots (and of Cherki when three bots play it)."""
-    from .. import db, league
-    from ..scheduler import SeasonDef
-
-    engine = db.connect(url)
-    seasons = [SeasonDef(f"demo-{variant}", "vandtia", variant, 2, ("greedy", "random"), 20, 1)
-               for variant in ("cardems", "swedish", "german")]
-    seasons.append(SeasonDef("demo-tractor", "tractor", "deal", 4, ("greedy", "random"), 10, 1,
-                             batch=8, teams=2))
-    cherki = tuple(name for name, games in registry.bots().items() if "cherki" in games)
-    if len(cherki) >= 3:  # three seats, three different bots (a plugin may add the third)
-        seasons.append(SeasonDef("demo-cherki", "cherki", "standard", 3, cherki[:3], 10, 1,
-                                 every_seating=True))
-    for defn in seasons:
-        row = league.create(engine, registry, defn)
-        league.play(engine, registry, row, workers=2)
-        _show_leaderboard(engine, registry, db.get_season(engine, row.name))
