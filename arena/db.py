@@ -251,7 +251,8 @@ def create_season(engine, defn, bots: list[BotRow], fixtures: int) -> SeasonRow:
                                        "suspend_after": defn.suspend_after,
                                        "teams": defn.teams,
                                        "every_seating": defn.every_seating,
-                                       "draw_partners": defn.draw_partners}),
+                                       "draw_partners": defn.draw_partners,
+                                       **({"config": defn.config} if defn.config else {})}),
                         fixtures=fixtures)
         session.add(row)
         try:

@@ -32,7 +32,8 @@ def definition(row: db.SeasonRow) -> SeasonDef:
                      row.rounds, row.seed, options.get("batch", SeasonDef.batch),
                      options.get("limits", ""), options.get("suspend_after", 5),
                      options.get("teams", 0), options.get("every_seating", False),
-                     options.get("draw_partners", False), row.secret)
+                     options.get("draw_partners", False), row.secret,
+                     options.get("config", ""))
 
 
 def create(engine, registry: Registry, defn: SeasonDef) -> db.SeasonRow:

@@ -68,6 +68,7 @@ class SeasonDef:
     draw_partners: bool = False  # mixed teams: each round a group's partnerships are drawn
     #: keys every deal and bot seed; never sent to a bot (None: a season made before secrets)
     secret: str | None = field(default_factory=new_secret, repr=False)
+    config: str = field(default="", repr=False, compare=False)  # the --config file's text
 
     @property
     def group(self) -> int:

@@ -208,3 +208,44 @@ def test_tables_fit_an_80_column_terminal_without_cutting_anything(tmp_path):
         assert "…" not in out and all(len(line) <= 80 for line in out.splitlines())
         for word in wanted:
             assert word in out, (word, out)
+
+
+LEAGUE = """# the spring league
+game = "vandtia"
+variant = "cardems"
+bots = ["random", "greedy", "first"]
+rounds = 2
+seed = 4
+name = "spring"
+limits = "move_s=0.5"
+workers = 1
+"""
+
+
+def test_a_season_defined_in_a_toml_file_is_run_and_the_file_stored_with_it(tmp_path):
+    (tmp_path / "league.toml").write_text(LEAGUE)
+    env = {"ARENA_DB": f"sqlite:///{tmp_path}/c.db"}
+    run = arena("season", "run", "--config", str(tmp_path / "league.toml"), env=env)
+    assert run.returncode == 0, run.stderr
+    assert "season spring: 12 matches, seed 4" in run.stderr
+    header = json.loads(arena("season", "export", "spring", env=env).stdout.splitlines()[0])
+    assert header["bots"] == ["random", "greedy", "first"] and header["rounds"] == 2
+    assert header["options"]["limits"] == "move_s=0.5" and header["options"]["config"] == LEAGUE
+    override = arena("season", "run", "--config", str(tmp_path / "league.toml"), "--rounds",
+                     "1", "--name", "short", env=env)
+    assert override.returncode == 0 and "season short: 6 matches, seed 4" in override.stderr
+
+
+@pytest.mark.parametrize("text,message", [
+    ("game = 'vandtia'\nbots = ['random', 'greedy']\nround = 2\n", "unknown key 'round'"),
+    ("game = 'vandtia'\nbots = 'random'\n", "bots must be a list of bot names"),
+    ("game = 'vandtia'\nbots = ['random', 'greedy']\nrounds = 0\n", "rounds must be at least 1"),
+    ("game = 'vandtia\n", "is not TOML"),
+    ("bots = ['random', 'greedy']\n", "needs a GAME"),
+])
+def test_a_bad_season_file_is_one_line(tmp_path, text, message):
+    (tmp_path / "bad.toml").write_text(text)
+    out = arena("season", "run", "--config", str(tmp_path / "bad.toml"),
+                env={"ARENA_DB": f"sqlite:///{tmp_path}/c.db"})
+    assert out.returncode == 2 and message in out.stderr, out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1

@@ -75,10 +75,14 @@ def season() -> None:
 
 
 @season.command("run")
-@click.argument("game")
+@click.argument("game", required=False)
+@click.option("--config", "config_path", metavar="FILE",
+              help="The season defined in a TOML file (its keys: the options' long names with "
+              "_ for -, bots as a list); options given here override it. The file's text is "
+              "stored with the season.")
 @click.option("--variant", help="Rule variant (default: the game's default).")
 @click.option("--players", type=click.IntRange(min=1), help="Seats per match (default: fewest).")
-@click.option("--bots", "bots", required=True, help="Comma-separated bot names.")
+@click.option("--bots", "bots", help="Comma-separated bot names.")
 @click.option("--rounds", type=click.IntRange(min=1), default=10, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), help="Root seed (default: random, shown).")
 @click.option("--name", help="Season name (default: GAME-VARIANT-SEED).")
@@ -98,16 +102,33 @@ def season() -> None:
               help="Team games: one bot per seat, partnerships drawn each round, rated as "
               "teams (default: each bot plays every seat of one team).")
 @secret_options
-@click.pass_obj
-def season_run(registry, game, variant, players, bots, rounds, seed, name, workers, executor,
-               scheduler, batch, limits, suspend_after, mixed_teams, secret_from,
+@click.pass_context
+def season_run(ctx, game, config_path, variant, players, bots, rounds, seed, name, workers,
+               executor, scheduler, batch, limits, suspend_after, mixed_teams, secret_from,
                public_seed) -> None:
-    """Play a round-robin season and rate every bot. Every deal is keyed by the season's
-    secret, random unless --secret-from or --public-seed: the seed alone fixes the
+    """Play a round-robin season of GAME and rate every bot. Every deal is keyed by the
+    season's secret, random unless --secret-from or --public-seed: the seed alone fixes the
     schedule, the seed and secret together every card."""
     from .. import db, league
     from ..scheduler import SeasonDef, default_batch
 
+    registry, config = ctx.obj, ""
+    if config_path:
+        config, given = read_config(config_path)
+        for key, value in given.items():  # what the command line says wins
+            if ctx.get_parameter_source(key) != click.core.ParameterSource.COMMANDLINE:
+                ctx.params[key] = value
+        p = ctx.params
+        game, variant, players, bots, rounds, seed, name, workers, executor, scheduler = (
+            p["game"], p["variant"], p["players"], p["bots"], p["rounds"], p["seed"],
+            p["name"], p["workers"], p["executor"], p["scheduler"])
+        batch, limits, suspend_after, mixed_teams, secret_from, public_seed = (
+            p["batch"], p["limits"], p["suspend_after"], p["mixed_teams"], p["secret_from"],
+            p["public_seed"])
+    if not game:
+        raise ArenaError("season run needs a GAME (or --config FILE naming one)")
+    if not bots:
+        raise ArenaError("season run needs --bots (or --config FILE with bots = [...])")
     g = registry.game(game)
     variant = g.check(variant)
     players = players or g.variants[variant][0]
@@ -115,7 +136,8 @@ def season_run(registry, game, variant, players, bots, rounds, seed, name, worke
     defn = SeasonDef(name or f"{game}-{variant}-{seed}", game, variant, players, _bots(bots),
                      rounds, seed, batch or 1, limits, suspend_after,
                      0 if mixed_teams else g.teams, g.seatings == "all",
-                     bool(mixed_teams and g.teams), secret_of(secret_from, public_seed))
+                     bool(mixed_teams and g.teams), secret_of(secret_from, public_seed),
+                     config)
     if not batch:
         defn = replace(defn, batch=default_batch(g, defn))
     engine = _engine(registry, create=True)
@@ -217,6 +239,44 @@ def season_export(registry, name, output) -> None:
             f.writelines(lines)
     except OSError as e:
         raise ArenaError(f"cannot write {output}: {e.strerror}") from None
+
+
+#: The keys of a ``--config`` file and their types (the options of ``season run``).
+CONFIG_KEYS = {"game": str, "variant": str, "players": int, "bots": list, "rounds": int,
+               "seed": int, "name": str, "workers": int, "executor": str, "scheduler": str,
+               "batch": int, "limits": str, "suspend_after": int, "mixed_teams": bool,
+               "secret_from": str, "public_seed": bool}
+
+
+def read_config(path: str) -> tuple[str, dict]:
+    """The text of a season's TOML file and its settings (``bots`` joined with commas, as
+    ``--bots`` takes them); ArenaError for an unreadable file, an unknown key or a value of
+    the wrong type."""
+    import tomllib
+
+    try:
+        text = open(path, encoding="utf-8").read()
+        data = tomllib.loads(text)
+    except OSError as e:
+        raise ArenaError(f"cannot read {path}: {e.strerror}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise ArenaError(f"{path} is not TOML: {e}") from None
+    for key, value in data.items():
+        kind = CONFIG_KEYS.get(key)
+        if kind is None:
+            raise ArenaError(f"{path}: unknown key {key!r} (keys: {', '.join(CONFIG_KEYS)})")
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)) or (
+                kind is list and not all(isinstance(b, str) for b in value)):
+            what = "a list of bot names" if kind is list else f"a {kind.__name__}"
+            raise ArenaError(f"{path}: {key} must be {what}")
+        least = 0 if key in ("seed", "suspend_after") else 1
+        if kind is int and value < least:
+            raise ArenaError(f"{path}: {key} must be at least {least}")
+    if data.get("executor", "local") not in ("local", "dask"):
+        raise ArenaError(f"{path}: executor must be \"local\" or \"dask\"")
+    if "bots" in data:
+        data["bots"] = ",".join(data["bots"])
+    return text, data
 
 
 def _stored_in(registry, name: str) -> None:
