@@ -1,0 +1,48 @@
+"""Every line of the README's tour runs as written, from a checkout, on a fresh database:
+the lines that need servers arena does not start (PostgreSQL, a Dask cluster) are named."""
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+NEEDS_A_SERVER = {"postgresql+psycopg://", "--scheduler tcp://"}
+
+
+def tour_lines() -> list[str]:
+    text = (ROOT / "README.md").read_text()
+    tour = text.split("## A short tour\n", 1)[1].split("\n\n" + "Every line runs", 1)[0]
+    lines, joined = [], ""
+    for raw in tour.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        joined += line
+        if joined.endswith("\\"):
+            joined = joined[:-1]
+            continue
+        lines.append(re.sub(r"\s+#.*$", "", joined).strip())
+        joined = ""
+    return lines
+
+
+def test_every_tour_line_of_the_readme_runs_as_written(tmp_path):
+    for folder in ("examples", "plugins"):
+        (tmp_path / folder).symlink_to(ROOT / folder)
+    env = {k: v for k, v in os.environ.items() if k not in ("ARENA_DB", "ARENA_BOTS_DIR")}
+    env["COLUMNS"] = "100"
+    ran, skipped = [], []
+    for line in tour_lines():
+        assert line.startswith("arena "), line
+        if any(server in line for server in NEEDS_A_SERVER):
+            skipped.append(line)
+            continue
+        out = subprocess.run(line, shell=True, cwd=tmp_path, env=env, capture_output=True,
+                             text=True, timeout=900)
+        assert out.returncode == 0, (line, out.stdout[-2000:], out.stderr[-2000:])
+        assert "Traceback" not in out.stderr, (line, out.stderr)
+        ran.append(line)
+    assert len(ran) >= 25 and len(skipped) == 1, skipped
+    assert skipped[0].startswith("arena --db postgresql+psycopg://")
+    assert (tmp_path / "results" / "arena.db").exists(), "the default database, made by the tour"
