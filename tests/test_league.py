@@ -439,17 +439,22 @@ def test_a_bot_faulting_in_a_row_is_suspended_the_same_way_however_matches_finis
     assert "verified" in shown.stdout
 
 
-def _affinity(_):
-    time.sleep(0.2)  # keep this worker busy so the other takes the next task
+def _affinity(barrier):
+    barrier.wait(timeout=600)  # every worker holds one task at once: each answers once
     return tuple(sorted(os.sched_getaffinity(0)))
 
 
 def test_pool_workers_are_pinned_one_to_a_cpu():
+    import multiprocessing
+
     cpus = sorted(os.sched_getaffinity(0))
     pool = league.default_executor(len(cpus))
+    manager = multiprocessing.Manager()
     try:
-        pins = set(pool.map(_affinity, range(len(cpus))))
+        barrier = manager.Barrier(len(cpus))
+        pins = set(pool.map(_affinity, [barrier] * len(cpus)))
     finally:
+        manager.shutdown()
         pool.shutdown()
     assert pins == {(cpu,) for cpu in cpus}
 
