@@ -36,6 +36,21 @@ def register_bots(register):
 """
 
 
+#: A single-file bot that prints a line, then raises, at every move.
+CRASHER = """
+import arena
+
+class Bot:
+    def act(self, observation, legal):
+        print("about to fail")
+        raise RuntimeError("always")
+
+@arena.hookimpl
+def register_bots(register):
+    register("crasher", Bot, games=["vandtia"])
+"""
+
+
 def play_randomly(state, choice_seed: int, step=None):
     """Play ``state`` to its end with uniformly random legal actions, calling ``step`` on
     every position first; the final state."""

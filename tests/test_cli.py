@@ -7,7 +7,7 @@ import sys
 import textwrap
 
 import pytest
-from conftest import bot_file
+from conftest import CRASHER, bot_file
 
 
 def arena(*args, env=None, cwd=None):
@@ -150,20 +150,6 @@ def test_starting_imports_no_database_code(args):
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          timeout=120)
     assert out.stderr.strip().splitlines()[-1] == "0 []", out.stderr
-
-
-CRASHER = """
-import arena
-
-class Bot:
-    def act(self, observation, legal):
-        print("about to fail")
-        raise RuntimeError("always")
-
-@arena.hookimpl
-def register_bots(register):
-    register("crasher", Bot, games=["vandtia"])
-"""
 
 
 def test_play_and_check_bot_show_a_faults_cause_and_log(tmp_path):

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from itertools import combinations
 
 import pytest
+from conftest import CRASHER
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -391,20 +392,6 @@ def test_cli_season_errors_are_one_line(tmp_path):
         proc = arena(*args, db_path=tmp_path / "e.db")
         _, err = proc.communicate(timeout=60)
         assert proc.returncode == 2 and message in err and len(err.strip().splitlines()) == 1
-
-
-CRASHER = """
-import arena
-
-class Bot:
-    def act(self, observation, legal):
-        print("about to fail")
-        raise RuntimeError("always")
-
-@arena.hookimpl
-def register_bots(register):
-    register("crasher", Bot, games=["vandtia"])
-"""
 
 
 def test_a_bot_faulting_in_a_row_is_suspended_the_same_way_however_matches_finish(tmp_path):
