@@ -379,8 +379,13 @@ def test_a_database_locked_mid_season_stops_with_one_line_and_nothing_half_writt
 
 def test_cli_season_errors_are_one_line(tmp_path):
     db.connect(f"sqlite:///{tmp_path}/ro.db").dispose()
+    db.connect(f"sqlite:///{tmp_path}/e.db").dispose()
     for args, message in [
         (("season", "show", "nope"), "no season named 'nope'"),
+        (("--db", f"sqlite:///{tmp_path}/none.db", "season", "show", "x"),
+         "no database at"),
+        (("--db", f"sqlite:///{tmp_path}/no/such/dir/a.db", "season", "run", "vandtia",
+          "--bots", "random,greedy"), "folder"),
         (("season", "run", "vandtia", "--bots", "random"), "need at least 2 bots"),
         (("season", "run", "vandtia", "--bots", "random,nobody"), "unknown bot 'nobody'"),
         (("--db", "sqlite:////proc/nope/x.db", "season", "list"), "cannot use database"),
