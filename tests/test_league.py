@@ -559,7 +559,7 @@ def test_ctrl_c_stops_a_season_marked_interrupted_and_resume_finishes_it(tmp_pat
     wait_for_matches(path, 1, proc)
     proc.send_signal(signal.SIGINT)  # as Ctrl-C does to the runner
     _, err = proc.communicate(timeout=600)
-    assert proc.returncode == 130 and "arena: aborted" in err and "Traceback" not in err
+    assert proc.returncode == 130 and "arena: aborted" in err and "Traceback" not in err, err
     listed = arena("season", "list", db_path=path, env={
         **os.environ, "ARENA_DB": f"sqlite:///{path}", "COLUMNS": "200"}).communicate()[0]
     assert "interrupted" in listed, listed
