@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
+import time
 import zlib
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -124,8 +126,17 @@ MIGRATIONS: list = [(2, _schema_2), (3, _schema_3)]  # (version, callable(connec
 
 
 def _sqlite_pragmas(dbapi_connection, _record):
+    """WAL (readers never block the season's writer) and foreign keys. The switch to WAL is
+    made once per file, by whichever runner gets there first: it needs the file to itself,
+    and SQLite refuses it at once, without waiting, while another connection writes."""
     cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")  # readers never block the season's writer
+    for _ in range(1000):
+        if cursor.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
+            break
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.OperationalError:  # busy: another runner is switching or writing
+            time.sleep(0.01)
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
 

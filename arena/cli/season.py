@@ -60,7 +60,11 @@ def _run(engine, registry, row, pool, quiet=False) -> None:
                 league.play(engine, registry, row, executor=pool, on_batch=on_batch,
                             own_executor=True)
             except KeyboardInterrupt:  # Ctrl-C: what is stored stays; resume plays the rest
-                db.set_status(engine, row.id, "interrupted")
+                engine.dispose()  # the interrupted write's connection goes with its lock
+                try:
+                    db.set_status(engine, row.id, "interrupted")
+                except Exception:  # noqa: BLE001 - the status is a label; Ctrl-C still stops
+                    pass
                 raise
             finally:
                 live.update(Group(progress))
