@@ -12,7 +12,10 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import signal
+import threading
 from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
 
 from . import db
 from .errors import ArenaError
@@ -207,8 +210,9 @@ def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | Non
                         game.teams)
 
     def store(results):
-        db.store_results(engine, row.id, results)
-        rater.add(results)
+        with interrupts_deferred():  # a batch is stored whole, or not at all
+            db.store_results(engine, row.id, results)
+            rater.add(results)
         if on_batch:
             on_batch(results, rater)
 
@@ -223,6 +227,24 @@ def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | Non
     if rater.complete:
         finish(engine, registry, row, rater.standings())
     return played
+
+
+@contextmanager
+def interrupts_deferred():
+    """Hold Ctrl-C (SIGINT) back until the block ends, then raise it: a write interrupted
+    half-way would leave its connection holding the database's lock until the process
+    exits. Only the main thread can handle signals; elsewhere this does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught = []
+    previous = signal.signal(signal.SIGINT, lambda *_: caught.append(True))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
 
 
 def finish(engine, registry: Registry, row: db.SeasonRow, season: list[Standing]) -> None:
