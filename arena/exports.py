@@ -19,7 +19,6 @@ from pathlib import Path
 from .cards import PUBLIC_SECRET, keyed_seed, seeding
 from .errors import ArenaError
 from .games import Result
-from .referee import replay
 
 MIN_SECRET = 16  # characters of a secret given in a file
 
@@ -30,12 +29,17 @@ def dumps(value) -> str:
 
 def seated_actions(game, variant: str, players: int, deal_seed: int, actions: list) -> list:
     """``[{"seat": s, "action": a}, ...]``: who made each action, found by replaying them."""
+    return _replay_seated(game, variant, players, deal_seed, actions)[0]
+
+
+def _replay_seated(game, variant: str, players: int, deal_seed: int, actions: list):
+    """The seated actions and the state they reach (IllegalAction if one does not fit)."""
     state = game.new_state(variant, players, deal_seed)
     out = []
     for action in actions:
         out.append({"seat": state.to_move, "action": action})
         state.apply(action)
-    return out
+    return out, state
 
 
 def match_record(game, variant: str, deal_seed: int, seats: list[str], result: dict,
@@ -141,8 +145,7 @@ def verify_match(game, record: dict) -> str | None:
     variant, seats = record["variant"], record["seats"]
     actions = [a["action"] if isinstance(a, dict) else a for a in record["actions"]]
     try:
-        seated = seated_actions(game, variant, len(seats), record["deal_seed"], actions)
-        state = replay(game, variant, len(seats), record["deal_seed"], actions)
+        seated, state = _replay_seated(game, variant, len(seats), record["deal_seed"], actions)
     except (ValueError, KeyError) as e:
         return f"an action does not replay ({e})"
     if any(isinstance(a, dict) and a["seat"] != b["seat"]

@@ -200,6 +200,10 @@ def test_the_same_definition_and_secret_give_the_same_bytes_and_another_secret_d
     assert export_matches(again, "s") == exports["one"]
     verified = arena("verify", str(tmp_path / "export.jsonl"))
     assert verified.returncode == 0 and "24 match(es) verified" in verified.stdout
+    one = arena("replay", "1", "--json", db_path=again)
+    (tmp_path / "one.json").write_text(one.stdout)
+    verified = arena("verify", str(tmp_path / "one.json"))
+    assert verified.returncode == 0 and "1 match(es) verified" in verified.stdout
 
 
 def test_verify_finds_a_deal_seed_that_does_not_follow_from_the_secret(tmp_path):

@@ -370,7 +370,7 @@ def replay_command(registry, match_id, seat, omniscient, verify, as_json) -> Non
     result = Result([s.rank for s in seats], [s.score for s in seats], match_row.reason,
                     match_row.moves, [s.fault for s in seats])
     record = match_record(game, season_row.variant, match_row.seed, names, result.to_json(),
-                          actions, match=match_id, season=season_row.name,
+                          actions, type="match", match=match_id, season=season_row.name,
                           fixture=match_row.fixture)
     if as_json:
         record["logs"] = {str(s.seat): s.log for s in seats if s.log}
