@@ -172,13 +172,9 @@ def verify(registry, lines) -> tuple[int, list[str]]:
         if kind == "season":
             season = line
             if line.get("secret") is not None:
-                o = line["options"]
-                defn = SeasonDef(line["name"], line["game"], line["variant"], line["players"],
-                                 tuple(line["bots"]), line["rounds"], line["seed"],
-                                 o.get("batch", 1), o.get("limits", ""),
-                                 o.get("suspend_after", 5), o.get("teams", 0),
-                                 o.get("every_seating", False), o.get("draw_partners", False),
-                                 line["secret"])
+                defn = SeasonDef.stored(line["name"], line["game"], line["variant"],
+                                        line["players"], line["bots"], line["rounds"],
+                                        line["seed"], line["options"], line["secret"])
                 expected = {fx.index: fx.seed for fx in _fixtures(defn)}
             continue
         if kind not in ("match", "play"):

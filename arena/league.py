@@ -30,13 +30,8 @@ def league_key(game: str, variant: str, players: int) -> str:
 
 
 def definition(row: db.SeasonRow) -> SeasonDef:
-    options = json.loads(row.options)
-    return SeasonDef(row.name, row.game, row.variant, row.players, tuple(json.loads(row.bots)),
-                     row.rounds, row.seed, options.get("batch", SeasonDef.batch),
-                     options.get("limits", ""), options.get("suspend_after", 5),
-                     options.get("teams", 0), options.get("every_seating", False),
-                     options.get("draw_partners", False), row.secret,
-                     options.get("config", ""))
+    return SeasonDef.stored(row.name, row.game, row.variant, row.players, json.loads(row.bots),
+                            row.rounds, row.seed, json.loads(row.options), row.secret)
 
 
 def create(engine, registry: Registry, defn: SeasonDef) -> db.SeasonRow:

@@ -70,6 +70,17 @@ class SeasonDef:
     secret: str | None = field(default_factory=new_secret, repr=False)
     config: str = field(default="", repr=False, compare=False)  # the --config file's text
 
+    @classmethod
+    def stored(cls, name: str, game: str, variant: str, players: int, bots, rounds: int,
+               seed: int, options: dict, secret: str | None) -> SeasonDef:
+        """The definition as a season row or a season export holds it (the rest in
+        ``options``, as ``db.create_season`` writes them)."""
+        return cls(name, game, variant, players, tuple(bots), rounds, seed,
+                   options.get("batch", cls.batch), options.get("limits", ""),
+                   options.get("suspend_after", 5), options.get("teams", 0),
+                   options.get("every_seating", False), options.get("draw_partners", False),
+                   secret, options.get("config", ""))
+
     @property
     def group(self) -> int:
         """Bots per match."""
