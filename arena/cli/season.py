@@ -107,28 +107,25 @@ def season() -> None:
               "teams (default: each bot plays every seat of one team).")
 @secret_options
 @click.pass_context
-def season_run(ctx, game, config_path, variant, players, bots, rounds, seed, name, workers,
-               executor, scheduler, batch, limits, suspend_after, mixed_teams, secret_from,
-               public_seed) -> None:
+def season_run(ctx, config_path, **options) -> None:
     """Play a round-robin season of GAME and rate every bot. Every deal is keyed by the
     season's secret, random unless --secret-from or --public-seed: the seed alone fixes the
     schedule, the seed and secret together every card."""
-    from .. import db, league
-    from ..scheduler import SeasonDef, default_batch
-
-    registry, config = ctx.obj, ""
+    config = ""
     if config_path:
         config, given = read_config(config_path)
         for key, value in given.items():  # what the command line says wins
             if ctx.get_parameter_source(key) != click.core.ParameterSource.COMMANDLINE:
-                ctx.params[key] = value
-        p = ctx.params
-        game, variant, players, bots, rounds, seed, name, workers, executor, scheduler = (
-            p["game"], p["variant"], p["players"], p["bots"], p["rounds"], p["seed"],
-            p["name"], p["workers"], p["executor"], p["scheduler"])
-        batch, limits, suspend_after, mixed_teams, secret_from, public_seed = (
-            p["batch"], p["limits"], p["suspend_after"], p["mixed_teams"], p["secret_from"],
-            p["public_seed"])
+                options[key] = value
+    _start_season(ctx.obj, config, **options)
+
+
+def _start_season(registry, config, game, variant, players, bots, rounds, seed, name, workers,
+                  executor, scheduler, batch, limits, suspend_after, mixed_teams, secret_from,
+                  public_seed) -> None:
+    from .. import db, league
+    from ..scheduler import SeasonDef, default_batch
+
     if not game:
         raise ArenaError("season run needs a GAME (or --config FILE naming one)")
     if not bots:
