@@ -195,22 +195,34 @@ def _registry(bots_dirs: tuple[str, ...]) -> Registry:
 
 def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits: str,
                batch: list[Fixture], secret: str) -> list[dict]:
-    """Run in a worker: play the fixtures of one batch, return plain results. Each bot's
-    sandboxed process serves every match of the batch it plays (and is restarted after a
-    fault), so a batch - fixed by fixture index - always meets the same processes."""
+    """Run in a worker: play the fixtures of one batch, return plain results.
+
+    Every seat of a match is its own sandboxed process - a bot that plays both seats of a
+    Tractor team gets two, which cannot reach each other - and no process sees one deal
+    twice: the duplicates of a deal (the same cards with the seats turned, every hand known
+    from the first time) go to other processes of the bot. So each bot has a few processes
+    (as many as it plays seats of one deal: two in a two-player game, four for a Tractor
+    team, six for a Cherki bot) serving the batch's matches, each seat taken by the first
+    of them that has not seen the deal; a batch - fixed by fixture index - always meets the
+    same processes, and no process learns more of a deal than its seat shows."""
     registry = _registry(bots_dirs)
     game = registry.game(game_name)
-    seats: dict[str, object] = {}
+    pools: dict[str, list[tuple[object, set[int]]]] = {}  # bot -> [(process, deals seen)]
     out = []
     bot_limits = Limits.parse(limits)
     mask = _pin_here()
     try:
         for fx in batch:
-            bots = []
+            bots: list = []
             for name in fx.seats:
-                if name not in seats:
-                    seats[name] = make_bot(registry.bot(name, game_name), bot_limits)
-                bots.append(seats[name])
+                pool = pools.setdefault(name, [])
+                bot, dealt = next(((b, d) for b, d in pool if fx.seed not in d and
+                                   all(b is not o for o in bots)), (None, set()))
+                if bot is None:
+                    bot = make_bot(registry.bot(name, game_name), bot_limits)
+                    pool.append((bot, dealt))
+                dealt.add(fx.seed)
+                bots.append(bot)
             start = time.perf_counter()
             match, _ = play_match(game, variant, bots, fx.seed, list(fx.seats), secret=secret)
             duration = time.perf_counter() - start
@@ -219,8 +231,9 @@ def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits:
                         "replay": json.dumps(match.actions, separators=(",", ":")),
                         "logs": {str(k): v for k, v in match.logs.items()}})
     finally:
-        for bot in seats.values():
-            bot.close()
+        for pool in pools.values():
+            for bot, _ in pool:
+                bot.close()
         if mask is not None:
             os.sched_setaffinity(0, mask)
     return out

@@ -172,6 +172,42 @@ def test_signalling_the_runner_is_refused(tmp_path, database):
     assert forfeited(match, DENIED)  # and this test is still running
 
 
+CHECKED = """
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+def call(result):
+    if result < 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+"""
+
+
+@pytest.mark.parametrize("body", [
+    "call(libc.shmget(0x4152, 4096, 0o1600))",  # System V shared memory
+    "call(libc.msgget(0x4152, 0o1600))",  # System V message queue
+    "call(libc.semget(0x4152, 1, 0o1600))",  # System V semaphores
+    "call(libc.mq_open(b'/arena-x', os.O_CREAT | os.O_RDWR, 0o600, None))",  # POSIX queue
+    "import fcntl; fcntl.flock(open(__file__), fcntl.LOCK_EX)",  # a lock on a shared file
+    "import fcntl; fcntl.lockf(open('own', 'w'), fcntl.LOCK_EX)",
+    "os.setpriority(os.PRIO_USER, 0, 19)",  # every process of the user
+    "os.getpriority(os.PRIO_PROCESS, os.getppid())",  # what another process set
+    "os.sched_getaffinity(os.getppid())",
+    "time.clock_gettime(((~os.getppid()) << 3) | 2)",  # another process's CPU clock
+])
+def test_every_channel_to_another_process_is_refused(tmp_path, database, body):
+    assert forfeited(match_against(tmp_path, body, prelude=CHECKED), DENIED)
+
+
+def test_posix_shared_memory_is_refused(tmp_path, database):
+    from multiprocessing import shared_memory  # noqa: F401 - what a bot would use
+
+    body = "from multiprocessing import shared_memory; shared_memory.SharedMemory('x', True, 64)"
+    assert forfeited(match_against(tmp_path, body), LANDLOCKED)
+
+
+def test_a_bot_has_an_ipc_namespace_of_its_own():
+    assert probe()["ipc_namespace"]
+
+
 def test_exiting_mid_match_forfeits(tmp_path, database):
     assert forfeited(match_against(tmp_path, "os._exit(3)"), "crash: exited with status 3")
 

@@ -86,17 +86,27 @@ def doctor(registry) -> None:
     table = Table("layer", "active", "what it stops")
     table.add_row("rlimits", "yes" if layers["rlimits"] else "no",
                   "memory, CPU time, file size, open files")
+    table.add_row("ipc namespace", "yes" if layers["ipc_namespace"] else
+                  "no (the kernel refuses one)",
+                  "System V IPC and POSIX message queues of other processes")
     table.add_row("seccomp", "yes" if layers["seccomp"] else "no (libseccomp missing)",
-                  "new processes, exec, sockets, signals to others, ptrace")
+                  "new processes, exec, sockets, signals to others, ptrace, System V "
+                  "IPC, POSIX message queues")
     abi = layers["landlock"]
     table.add_row("landlock", f"yes (ABI {abi})" if abi else "no (kernel without Landlock)",
-                  "files outside the bot's own, TCP" + (", signals leaving" if abi >= 6 else ""))
+                  "files outside the bot's own (/dev/shm too), TCP"
+                  + (", signals leaving" if abi >= 6 else ""))
     table.add_row("bubblewrap", "installed: --limits strict=1 adds it" if shutil.which("bwrap")
                   else "not installed (strict=1 unavailable)",
                   "other processes (PID namespace), network and IPC namespaces")
     print_renderable(table)
-    if not (layers["seccomp"] and abi):
-        click.echo("warning: a bot could reach files or processes it should not; see "
+    click.echo("every seat is its own process; a process never sees one deal twice")
+    if layers["seccomp"] and abi:
+        click.echo("between bot processes: closed (no shared files, memory, message queues, "
+                   "semaphores, sockets, signals or memory of another process)")
+    else:
+        click.echo("warning: a bot could reach files, processes or other bots it should not "
+                   "(Tractor partners could show each other their hands); see "
                    "docs/protocol.md", err=True)
 
 

@@ -1,0 +1,197 @@
+"""Partners cannot see each other's hands, and no process sees a deal twice.
+
+The bots are the real hostile ones of ``tests/hostile/collude.py``, run by real confined
+worker processes exactly as a season runs them (``scheduler.play_batch``). Each test also
+shows that what it guards against is real: the same bot does learn its partner's cards when
+the two seats share one process, and every channel it tries does carry a hand between two
+processes outside the sandbox."""
+
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.bot import PythonBot
+from arena.cards import keyed_seed, new_secret
+from arena.plugins import Registry
+from arena.referee import play_match
+from arena.scheduler import Fixture, SeasonDef, fixtures, play_batch
+
+HOSTILE = Path(__file__).parent / "hostile"
+CLAIM = re.compile(r"LEAK via (\S+): seat (\d) holds (.*)")
+
+
+def _collude():
+    spec = importlib.util.spec_from_file_location("collude", HOSTILE / "collude.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def true_claims(game, variant, players, seed, actions, faults) -> list[str]:
+    """The faults that are claims to know another seat's hand which the replayed match
+    confirms: that seat held exactly those cards at some moment of the match."""
+    confirmed = []
+    for fault in faults:
+        found = CLAIM.search(fault or "")
+        if not found:
+            continue
+        seat, cards = int(found[2]), sorted(found[3].split())
+        state = game.new_state(variant, players, seed)
+        held = sorted(state.observation(seat)["hand"]) == cards
+        for action in actions:
+            state.apply(action)
+            held = held or sorted(state.observation(seat)["hand"]) == cards
+        if held:
+            confirmed.append(fault)
+    return confirmed
+
+
+def test_one_bot_in_both_seats_of_a_team_learns_no_card_of_its_partner():
+    registry = Registry(bots_dirs=[HOSTILE])
+    game = registry.game("tractor")
+    defn = SeasonDef("s", "tractor", "deal", 4, ("colluder", "random"), 2, 1, teams=2)
+    batch = list(fixtures(defn))
+    assert [fx.seats for fx in batch[:2]] == [("colluder", "random") * 2,
+                                             ("random", "colluder") * 2]
+    results = play_batch("tractor", "deal", (str(HOSTILE),), "", batch, defn.secret)
+    assert [r["result"]["faults"] for r in results] == [[None] * 4] * len(batch)
+    assert all(r["result"]["reason"] != "forfeit" for r in results)
+
+    # what this guards against: both seats in one process, and the colluder sees everything
+    collude = _collude()
+    collude.CHANNELS = {"memory": collude.CHANNELS["memory"]}  # nothing left on this machine
+    one = PythonBot(collude.Colluder(), "colluder")
+    seed = batch[0].seed
+    match, _ = play_match(game, "deal", [one, _random(), one, _random()], seed)
+    leak = next(f for f in match.result.faults if f)  # whichever partner asks first after
+    assert leak.startswith("crash: RuntimeError: LEAK via memory: seat ")  # the other moved
+    assert true_claims(game, "deal", 4, seed, match.actions, match.result.faults)
+
+
+def _random():
+    from bots.randombot import RandomBot
+
+    return PythonBot(RandomBot(), "random")
+
+
+def test_two_bots_in_mixed_teams_cannot_pass_cards_between_their_processes():
+    registry = Registry(bots_dirs=[HOSTILE])
+    game = registry.game("tractor")
+    secret = new_secret()
+    batch = [Fixture(i, 0, seats, keyed_seed(secret, "deal", 0, i))
+             for i, seats in enumerate([("colluder", "random", "accomplice", "random"),
+                                        ("random", "accomplice", "random", "colluder")] * 2)]
+    results = play_batch("tractor", "deal", (str(HOSTILE),), "", batch, secret)
+    faults = [r["result"]["faults"] for r in results]
+    assert faults == [[None] * 4] * len(batch), faults
+    for r in results:
+        assert not true_claims(game, "deal", 4, r["seed"], json.loads(r["replay"]),
+                               r["result"]["faults"])
+
+
+#: each channel the colluders try, outside the sandbox: the reader opens its end and says
+#: "ready", the writer (another process) publishes a hand, the reader reads it
+READER = """
+import sys
+sys.path.insert(0, {folder!r})
+import collude
+collude.fetch({channel!r}, "unconfined", 2)  # opens (binds, creates) its end
+print("ready", flush=True)
+sys.stdin.readline()
+print(collude.fetch({channel!r}, "unconfined", 2).decode(), flush=True)
+"""
+WRITER = """
+import sys
+sys.path.insert(0, {folder!r})
+import collude
+collude.publish({channel!r}, "unconfined", 2, b"seat 2 holds 10H QS")
+"""
+
+
+@pytest.mark.parametrize("channel", ["sysv-shm", "sysv-msg", "sysv-sem", "posix-mq",
+                                     "posix-shm", "tmp-file", "abstract-socket"])
+def test_every_channel_the_colluders_try_is_real_outside_the_sandbox(channel):
+    args = {"folder": str(HOSTILE), "channel": channel}
+    reader = subprocess.Popen([sys.executable, "-c", READER.format(**args)], text=True,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert reader.stdout.readline() == "ready\n"
+        subprocess.run([sys.executable, "-c", WRITER.format(**args)], check=True, timeout=60)
+        out, _ = reader.communicate("go\n", timeout=60)
+        assert out == "seat 2 holds 10H QS\n"
+    finally:
+        reader.kill()
+        _collude().cleanup(channel, "unconfined", 2)
+
+
+def test_no_process_plays_the_duplicate_of_a_deal_it_has_played():
+    registry = Registry(bots_dirs=[HOSTILE])
+    game = registry.game("vandtia")
+    defn = SeasonDef("s", "vandtia", "cardems", 2, ("rememberer", "random"), 3, 1)
+    batch = list(fixtures(defn))
+    results = play_batch("vandtia", "cardems", (str(HOSTILE),), "", batch, defn.secret)
+    assert [r["result"]["faults"] for r in results] == [[None, None]] * len(batch)
+
+    # what this guards against: one process for both halves of a duplicate pair
+    collude = _collude()
+    first, second = batch[0], batch[1]
+    assert first.seed == second.seed and first.seats[::-1] == second.seats
+    play_match(game, "cardems", [PythonBot(collude.Rememberer()), _random()],
+               first.seed)
+    match, _ = play_match(game, "cardems", [_random(),
+                                            PythonBot(collude.Rememberer())], first.seed)
+    assert true_claims(game, "cardems", 2, first.seed, match.actions, match.result.faults)
+
+
+def test_the_reported_season_stores_no_leak(tmp_path):
+    """The report, as it was run: ``season run tractor --variant deal --bots colluder,random``."""
+    url = f"sqlite:///{tmp_path}/arena.db"
+    base = [sys.executable, "-m", "arena", "--db", url, "--bots-dir", str(HOSTILE)]
+    run = subprocess.run(base + ["season", "run", "tractor", "--variant", "deal", "--bots",
+                                 "colluder,random", "--rounds", "3", "--seed", "1", "--name",
+                                 "s"], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    export = subprocess.run(base + ["season", "export", "s"], capture_output=True, text=True,
+                            timeout=600, check=True).stdout
+    matches = [line for line in map(json.loads, export.splitlines()) if line["type"] == "match"]
+    assert len(matches) == 6
+    assert all(m["result"]["faults"] == [None] * 4 for m in matches), matches
+
+
+@pytest.mark.parametrize("game_name, variant, players, bots, teams, per_bot", [
+    ("vandtia", "cardems", 2, ("random", "first"), 0, 2),
+    ("tractor", "deal", 4, ("random", "first"), 2, 4),
+    ("cherki", "standard", 3, ("random", "first", "greedy"), 0, 6),
+])
+def test_a_bot_has_a_process_for_each_seat_it_plays_of_one_deal(monkeypatch, game_name,
+                                                                 variant, players, bots,
+                                                                 teams, per_bot):
+    import arena.scheduler as scheduler
+
+    played = []  # (deal seed, the seats' bot objects) of every match of the batch
+
+    def watched(game, variant, seats, seed, *args, **kwargs):
+        played.append((seed, list(seats)))
+        return play_match(game, variant, seats, seed, *args, **kwargs)
+
+    monkeypatch.setattr(scheduler, "play_match", watched)
+    game = Registry().game(game_name)
+    defn = SeasonDef("s", game_name, game.check(variant, players), players, bots, 3, 1,
+                     teams=teams, every_seating=game.seatings == "all")
+    batch = list(fixtures(defn))
+    scheduler.play_batch(game_name, defn.variant, (), "", batch, defn.secret)
+    assert len(played) == len(batch)
+    seen: dict[int, list[int]] = {}
+    for (seed, seats), fx in zip(played, batch, strict=True):
+        assert seed == fx.seed
+        assert len({id(b) for b in seats}) == players  # every seat its own process
+        for bot in seats:
+            assert seed not in seen.get(id(bot), []), "a process saw a deal twice"
+            seen.setdefault(id(bot), []).append(seed)
+    names = {id(b): b.name for _, seats in played for b in seats}
+    assert sorted(names.values()) == sorted(b for b in bots for _ in range(per_bot))
