@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from .bot import make_bot
 from .cards import keyed_seed, new_secret
 from .errors import BotFault
+from .plugins import parse_entrant
 from .referee import play_match
 
 
@@ -60,9 +61,10 @@ def check_bot(registry, name: str, games: list[str] | None = None, matches: int 
               limits=None) -> list[Check]:
     """One :class:`Check` per game and variant the bot claims (or ``games``)."""
     checks, secret = [], new_secret()  # deals the bot cannot compute, as in a season
-    if name not in registry.bots():
+    base = parse_entrant(name)[0]
+    if base not in registry.bots():
         registry.bot(name, "")  # UnknownBot, with the names it knows
-    for game_name in games or list(registry.bots()[name]):
+    for game_name in games or list(registry.bots()[base]):
         entry = registry.bot(name, game_name)
         game = registry.game(game_name)
         opponent = registry.bot("random", game_name)

@@ -27,10 +27,16 @@ def register_games(register):
 
 @hookspec
 def register_bots(register):
-    """Register bots: call ``register(name, factory, games=[...])``.
+    """Register bots: call ``register(name, factory, games=[...], options=None)``.
 
     ``factory`` is a class (or any callable) that takes no arguments and returns an object
     with ``act(observation, legal)`` and optionally ``start(info)`` and ``end(result)``.
     One name may be registered for several games, in one call or several; the same name for
     the same game from two places is an error.
+
+    ``options`` declares the options the bot takes (``NAME:key=value,...`` wherever a bot is
+    named) with their defaults, e.g. ``{"iterations": 1000, "think_s": 0.0}``: given values
+    are typed like the defaults, an undeclared key is an error, and ``start``'s
+    ``info["options"]`` holds every option (defaults filled in). ``options={}``: the bot
+    takes none. Left out: the bot takes any, each read as a number, ``true``/``false`` or text.
     """

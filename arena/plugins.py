@@ -15,14 +15,14 @@ import importlib
 import os
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import metadata
 from pathlib import Path
 
 import pluggy
 
 from . import hookspecs
-from .errors import PluginError, UnknownBot, UnknownGame
+from .errors import ArenaError, PluginError, UnknownBot, UnknownGame
 
 GAME_GROUP = "arena"
 BOT_GROUP = "arena.bots"
@@ -44,8 +44,71 @@ class BotEntry:
     name: str
     game: str
     source: str  # "DIST VERSION" for an entry point, else the file's path
-    spec: dict = field(hash=False, compare=False)  # kind, target (and name, game)
+    spec: dict = field(hash=False, compare=False)  # kind, target (and name, game, options)
     code_hash: str = ""
+    #: the options the bot declares, with their defaults (None: it declares none, and takes
+    #: any); a reference bot declares them, so a misspelt option is an error, not a no-op
+    options: dict | None = field(default=None, hash=False, compare=False)
+
+    def with_options(self, entrant: str, given: dict[str, str]) -> BotEntry:
+        """This bot as the entrant ``entrant`` (``NAME:key=value,...``), its options typed
+        by their declared defaults (or read as numbers, ``true``/``false`` or text)."""
+        options = dict(self.options or {})  # the defaults, then what is given
+        for key, text in given.items():
+            if self.options is not None and key not in self.options:
+                known = ", ".join(self.options) or "none"
+                raise ArenaError(f"bot {self.name!r} has no option {key!r} (options: {known})")
+            default = (self.options or {}).get(key)
+            options[key] = _typed(key, text, default, self.options is not None)
+        return replace(self, name=entrant, spec={**self.spec, "options": options})
+
+
+def parse_entrant(text: str) -> tuple[str, dict[str, str]]:
+    """``"ismcts:iterations=2000,c=1.4"`` -> ``("ismcts", {"iterations": "2000", "c": "1.4"})``;
+    a plain name has no options. ArenaError if malformed."""
+    name, colon, rest = text.partition(":")
+    if not colon:
+        return text, {}
+    options: dict[str, str] = {}
+    for part in rest.split(","):
+        key, eq, value = (p.strip() for p in part.partition("="))
+        if not eq or not key or not value:
+            raise ArenaError(f"bot {text!r}: options are written NAME:key=value,key=value")
+        if key in options:
+            raise ArenaError(f"bot {text!r}: option {key!r} given twice")
+        options[key] = value
+    return name, options
+
+
+def split_entrants(value: str) -> list[str]:
+    """A comma-separated list of entrants, where an entrant's own options also use commas:
+    ``"ismcts:iterations=200,c=1.4,greedy"`` -> ``["ismcts:iterations=200,c=1.4",
+    "greedy"]`` (a part with ``=`` and no ``:`` belongs to the entrant before it)."""
+    out: list[str] = []
+    for part in (p.strip() for p in value.split(",")):
+        if not part:
+            continue
+        if "=" in part and ":" not in part and out and ":" in out[-1]:
+            out[-1] += "," + part
+        else:
+            out.append(part)
+    return out
+
+
+def _typed(key: str, text: str, default, declared: bool):
+    kind = type(default) if declared and default is not None else None
+    if kind is bool or (kind is None and text in ("true", "false")):
+        if text not in ("true", "false", "1", "0"):
+            raise ArenaError(f"option {key} is true or false, got {text!r}")
+        return text in ("true", "1")
+    for number in ((kind,) if kind in (int, float) else (int, float) if kind is None else ()):
+        try:
+            return number(text)
+        except ValueError:
+            if kind is not None:
+                raise ArenaError(f"option {key} needs {'a whole' if kind is int else 'a'} "
+                                 f"number, got {text!r}") from None
+    return text
 
 
 def _source(pm: pluggy.PluginManager, plugin) -> str:
@@ -64,8 +127,8 @@ def _check_registration(source: str, name, games, is_callable: bool = True) -> N
         raise PluginError(f"{source}: bot {name!r} needs games=[...]")
 
 
-def _manifest(path: Path) -> tuple[str, list, dict, str]:
-    """``(name, games, spec, code hash)`` of an executable bot's ``NAME.toml``."""
+def _manifest(path: Path) -> tuple[str, list, dict, str, dict | None]:
+    """``(name, games, spec, code hash, options)`` of an executable bot's ``NAME.toml``."""
     from .sandbox import exec_spec
 
     try:
@@ -79,7 +142,10 @@ def _manifest(path: Path) -> tuple[str, list, dict, str]:
     for arg in spec["target"][1:]:
         if os.path.isfile(arg):
             digest.update(Path(arg).read_bytes())
-    return name, list(games), spec, digest.hexdigest()
+    options = data.get("options")
+    if options is not None and not isinstance(options, dict):
+        raise PluginError(f"{path}: 'options' must be a table of option = default")
+    return name, list(games), spec, digest.hexdigest(), options
 
 
 class Registry:
@@ -163,7 +229,7 @@ class Registry:
                     found = [_manifest(Path(spec["target"]))]
                 else:
                     found = self._registered(label, spec, next(answers))
-                for name, games, _, _ in found:
+                for name, games, *_ in found:
                     for game in games:
                         if game in bots.get(name, {}):
                             raise PluginError(f"bot {name!r} for {game} is registered twice "
@@ -171,10 +237,11 @@ class Registry:
             except PluginError as e:
                 self.broken[label] = str(e)
                 continue
-            for name, games, run, digest in found:
+            for name, games, run, digest, options in found:
                 for game in games:
                     bots.setdefault(name, {})[game] = BotEntry(
-                        name, game, label, {**run, "name": name, "game": game}, digest)
+                        name, game, label, {**run, "name": name, "game": game}, digest,
+                        options)
         self._bots = dict(sorted(bots.items()))
         return self._bots
 
@@ -188,10 +255,14 @@ class Registry:
         found = []
         for bot in answer["bots"]:
             _check_registration(label, bot["name"], bot["games"], bot["callable"])
-            found.append((bot["name"], bot["games"], spec, bot["code_hash"]))
+            found.append((bot["name"], bot["games"], spec, bot["code_hash"],
+                          bot.get("options")))
         return found
 
     def bot(self, name: str, game: str) -> BotEntry:
+        """The entry of bot ``name`` for ``game``; ``name`` may carry options
+        (``NAME:key=value,...``), and the entry is then that entrant, named as written."""
+        entrant, (name, options) = name, parse_entrant(name)
         bots = self.bots()
         if name not in bots:
             broken = (f"; {len(self.broken)} bot source(s) failed to load, see 'arena bots'"
@@ -200,7 +271,9 @@ class Registry:
         if game not in bots[name]:
             plays = ", ".join(bots[name])
             raise UnknownBot(f"bot {name!r} does not play {game} (it plays: {plays})")
-        return bots[name][game]
+        entry = bots[name][game]
+        return entry.with_options(entrant, options) if entrant != name or entry.options \
+            else entry
 
 
 def bots_dirs_from_env(environ=None) -> list[str]:

@@ -355,7 +355,8 @@ class SandboxBot:
             self.worker = Worker(self.spec, self.limits)
         self.bank = self.limits.bank_s
         message = {"type": "start", "protocol": PROTOCOL, **info,
-                   "limits": {"move_s": self.limits.move_s, "bank_s": self.limits.bank_s}}
+                   "limits": {"move_s": self.limits.move_s, "bank_s": self.limits.bank_s},
+                   "options": self.spec.get("options", {})}
         try:
             self.worker.ask(message, "ready", self.limits.start_s)
         except BotFault as fault:

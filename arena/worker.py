@@ -62,8 +62,8 @@ def registrations(plugin) -> list[tuple[str, tuple, object]]:
     pm.register(plugin)
     found = []
 
-    def register(name, factory, games=()):
-        found.append((name, games, factory))
+    def register(name, factory, games=(), options=None):
+        found.append((name, games, factory, options))
 
     for impl in pm.hook.register_bots.get_hookimpls():
         impl.function(register=register)
@@ -87,8 +87,9 @@ def _list(config: dict, out) -> None:
         try:
             plugin = load_source(source["kind"], source["target"])
             bots = [{"name": name, "games": games if isinstance(games, str) else list(games),
-                     "callable": callable(factory), "code_hash": code_hash(factory)}
-                    for name, games, factory in registrations(plugin)]
+                     "callable": callable(factory), "code_hash": code_hash(factory),
+                     "options": dict(options) if options is not None else None}
+                    for name, games, factory, options in registrations(plugin)]
             line = {"source": source["target"], "bots": bots}
         except BaseException as e:  # noqa: BLE001 - any failure is this source's error
             line = {"source": source["target"], "error": f"{type(e).__name__}: {e}"}
@@ -100,8 +101,8 @@ def _serve(config: dict, inp, out) -> None:
     bot = config["bot"]
     try:
         plugin = load_source(bot["kind"], bot["target"])
-        factory = next(f for name, games, f in registrations(plugin)
-                       if name == bot["name"] and bot["game"] in games)
+        factory, options = next((f, o or {}) for name, games, f, o in registrations(plugin)
+                                if name == bot["name"] and bot["game"] in games)
     except BaseException as e:  # noqa: BLE001
         traceback.print_exc()
         sys.stderr.flush()
@@ -122,8 +123,9 @@ def _serve(config: dict, inp, out) -> None:
                 player = factory()
                 act = player.act
                 if hasattr(player, "start"):
-                    player.start({k: msg[k] for k in ("game", "variant", "seat", "players",
-                                                      "seed", "limits")})
+                    info = {k: msg[k] for k in ("game", "variant", "seat", "players", "seed",
+                                                "limits")}
+                    player.start({**info, "options": {**options, **msg.get("options", {})}})
                 reply = {"type": "ready"}
             elif kind == "end":
                 if hasattr(player, "end"):

@@ -15,4 +15,4 @@ class First:
 
 @arena.hookimpl
 def register_bots(register):
-    register("first", First, games=["vandtia", "tractor", "cherki"])
+    register("first", First, games=["vandtia", "tractor", "cherki"], options={})

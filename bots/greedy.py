@@ -49,4 +49,4 @@ class GreedyVandtia:
 
 @arena.hookimpl
 def register_bots(register):
-    register("greedy", GreedyVandtia, games=["vandtia"])
+    register("greedy", GreedyVandtia, games=["vandtia"], options={})

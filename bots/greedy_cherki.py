@@ -56,4 +56,4 @@ class GreedyCherki:
 
 @arena.hookimpl
 def register_bots(register):
-    register("greedy", GreedyCherki, games=["cherki"])
+    register("greedy", GreedyCherki, games=["cherki"], options={})

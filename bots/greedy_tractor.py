@@ -113,4 +113,4 @@ def _name(f: int) -> str:
 
 @arena.hookimpl
 def register_bots(register):
-    register("greedy", GreedyTractor, games=["tractor"])
+    register("greedy", GreedyTractor, games=["tractor"], options={})

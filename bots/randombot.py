@@ -18,4 +18,4 @@ class RandomBot:
 
 @arena.hookimpl
 def register_bots(register):
-    register("random", RandomBot, games=["vandtia", "tractor", "cherki"])
+    register("random", RandomBot, games=["vandtia", "tractor", "cherki"], options={})

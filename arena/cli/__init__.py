@@ -58,10 +58,13 @@ def bots(registry) -> None:
 
     from ..transcript import print_renderable
 
-    table = Table("bot", "games", "source")
+    table = Table("bot", "games", "options", "source")
     for name, per_game in registry.bots().items():
         sources = sorted({entry.source for entry in per_game.values()})
-        table.add_row(name, ", ".join(per_game), "; ".join(sources))
+        declared = {k: v for e in per_game.values() for k, v in (e.options or {}).items()}
+        options = ("any" if any(e.options is None for e in per_game.values()) else
+                   ", ".join(f"{k}={v}" for k, v in declared.items()) or "none")
+        table.add_row(name, ", ".join(per_game), options, "; ".join(sources))
     print_renderable(table)
     for source, error in registry.broken.items():
         click.echo(f"not loaded: {source}: {error}", err=True)

@@ -23,7 +23,9 @@ def _engine(registry, create: bool = False):
 
 
 def _bots(value: str) -> tuple[str, ...]:
-    return tuple(b.strip() for b in value.split(",") if b.strip())
+    from ..plugins import split_entrants
+
+    return tuple(split_entrants(value))
 
 
 def _run(engine, registry, row, pool, quiet=False) -> None:

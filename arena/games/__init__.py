@@ -92,8 +92,8 @@ class Game:
     draw_probability: float = 0.05
     #: Fixtures per batch sent to a worker, for every variant or by variant. Each bot's
     #: sandboxed processes (one per seat it plays of a deal) start once a batch (about
-    #: 45 ms each), so a batch should last a second or two of play; a killed season loses at most one batch per worker. Small seasons are
-    #: cut finer (``scheduler.default_batch``).
+    #: 45 ms each), so a batch should last a second or two of play; a killed season loses
+    #: at most one batch per worker. Small seasons are cut finer (``scheduler.default_batch``).
     season_batch: int | dict[str, int] = 32
     #: Duplicate deals go through the cyclic ``"rotations"`` of a group's seats, or through
     #: ``"all"`` its seatings (every permutation).
