@@ -74,7 +74,7 @@ def test_one_bot_in_both_seats_of_a_team_learns_no_card_of_its_partner():
 
 
 def _random():
-    from bots.randombot import RandomBot
+    from arena_bots.randombot import RandomBot
 
     return PythonBot(RandomBot(), "random")
 

@@ -477,6 +477,20 @@ class VandtiaState:
             ],
         }
 
+    def copy(self) -> VandtiaState:
+        """An independent copy (for search: play it out, the original stays as it is).
+        Events are not copied: a copy records none."""
+        new = VandtiaState.__new__(VandtiaState)
+        new.__dict__.update(self.__dict__)
+        new.hands = [list(h) for h in self.hands]
+        new.faceup = [list(f) for f in self.faceup]
+        new.facedown = [list(f) for f in self.facedown]
+        new.known = [list(k) for k in self.known]
+        new.stock, new.pile, new.burned = list(self.stock), list(self.pile), list(self.burned)
+        new.out, new.swapping = list(self.out), list(self.swapping)
+        new.events = None
+        return new
+
     def all_cards(self) -> list[int]:
         """Every card in the game wherever it lies (for conservation checks)."""
         cards = self.stock + self.pile + self.burned
@@ -612,6 +626,58 @@ class Vandtia(Game):
         if record:
             state.events.append(self._deal_event(state))
         return state
+
+    def world(self, observation: dict, rng: random.Random) -> VandtiaState:
+        """A full state consistent with everything the observing seat knows, its hidden
+        cards dealt uniformly: the cards it has not seen (other hands less their ``known``
+        cards, every face-down card - its own too - and the stock) are shuffled into those
+        places. Reads only ``observation`` (what a bot receives), so a bot may call it.
+
+        What the seats' choices imply is not used, with one exception: at the first play of
+        ``swedish`` and ``german`` the seat to move holds the lowest starting card (rules
+        "Who starts"), and worlds are drawn under that condition (by rejection). A pickup
+        that shows a hand had nothing to play is not used: later draws and plays blur it."""
+        o = observation
+        n, variant = o["players"], o["variant"]
+        seats = o["seats"]
+        parse = C.parse
+        seen = [parse(c) for c in o["hand"] + o["pile"] + o["burned"]]
+        known = [[parse(c) for c in s["known"]] for s in seats]
+        faceup = [[parse(c) for c in s["faceup"]] for s in seats]
+        for p in range(n):
+            seen += faceup[p] + (known[p] if p != o["seat"] else [])
+        unseen = C.deck(self.decks(variant, n))
+        for c in seen:
+            unseen.remove(c)
+        counts = [s["hand"] - (len(known[p]) if p != o["seat"] else s["hand"])
+                  for p, s in enumerate(seats)]
+        out = sorted((p for p in range(n) if seats[p]["out"]), key=lambda p: seats[p]["out"])
+        starting = (o["phase"] == "play" and o["move"] == 0 and RULES[variant][4] is not None)
+        for _ in range(10000):
+            rng.shuffle(unseen)
+            cards = iter(unseen)
+            hands = [[parse(c) for c in o["hand"]] if p == o["seat"] else
+                     known[p] + [next(cards) for _ in range(counts[p])] for p in range(n)]
+            facedown = [[next(cards) if i in s["facedown"] else None for i in range(3)]
+                        for s in seats]
+            stock = list(cards)
+            state = VandtiaState(variant, n, o["dealer"], hands, faceup, facedown, stock,
+                                 pile=[parse(c) for c in o["pile"]],
+                                 burned=[parse(c) for c in o["burned"]],
+                                 to_move=o["to_move"], moves=o["move"], out=out)
+            if o["phase"] == "over":
+                state._finish("cap" if o["move"] >= MOVE_CAP else "out")
+            if o["phase"] == "swap":  # the seats still to swap, from the one to move on
+                order = [(o["dealer"] + 1 + i) % n for i in range(n)]
+                state.swapping = order[order.index(o["to_move"]):]
+            state.known = [list(k) for k in known]
+            state.known[o["seat"]] = [parse(c) for c in seats[o["seat"]]["known"]]
+            if not starting:
+                return state
+            state._choose_starter()
+            if state.to_move == o["to_move"]:
+                return state
+        raise GameError("no world fits this observation")
 
     @staticmethod
     def _deal_event(state: VandtiaState) -> dict:

@@ -1,0 +1,127 @@
+"""``ismcts``: information-set Monte Carlo tree search (single-observer ISMCTS, Cowling,
+Powley and Whitehouse, "Information Set Monte Carlo Tree Search", IEEE TCIAIG 2012).
+
+Each iteration draws a *world* - a full deal consistent with what this seat has seen, from
+the game's own ``world(observation, rng)`` (docs/game-api.md) - and walks one shared tree
+whose nodes are the action sequences from the decision at hand: in that world, among the
+children whose actions are legal there, it picks by UCB1 with *availability* counts (how
+often a child could have been chosen, not how often its parent was visited), expands one
+untried action, plays the world out with uniformly random moves and credits every node on
+the path with every seat's result. Forced moves (a single legal action) make no nodes.
+Rewards are the game's scores scaled to 0-1 per seat, so the same code serves any number
+of seats and teams.
+
+Rollouts are uniformly random, not a policy: they are the cheapest, they are unbiased
+between the actions compared, and in shedding games a cheap policy mostly makes the
+playouts shorter, not wiser. The answer is the most-visited root action.
+
+Options: ``iterations`` (per decision, default 200: a season stays a pure function of its
+seed), ``think_s`` (a wall-clock budget per decision instead, when above 0: not
+reproducible), ``c`` (the UCB exploration constant).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+
+import arena
+
+OPTIONS = {"iterations": 200, "think_s": 0.0, "c": 0.7}
+
+
+def _game(name: str):
+    if name == "vandtia":
+        from arena.games.vandtia import GAME
+    elif name == "tractor":
+        from arena.games.tractor import GAME
+    else:
+        from arena.games.cherki import GAME
+    return GAME
+
+
+class _Node:
+    __slots__ = ("children", "visits", "available", "reward")
+
+    def __init__(self, seats: int):
+        self.children: dict = {}
+        self.visits = 0
+        self.available = 0
+        self.reward = [0.0] * seats
+
+
+class ISMCTS:
+    def __init__(self):
+        self.rng = random.Random(0)
+        self.options = dict(OPTIONS)
+
+    def start(self, info):
+        self.rng = random.Random(info["seed"])
+        self.options = {**OPTIONS, **info.get("options", {})}
+        self.game = _game(info["game"])
+        self.seats = info["players"]
+
+    def act(self, observation, legal):
+        if len(legal) == 1:
+            return legal[0]
+        game, rng, seats = self.game, self.rng, self.seats
+        c = self.options["c"]
+        think = self.options["think_s"]
+        budget = int(self.options["iterations"])
+        deadline = time.perf_counter() + think if think > 0 else None
+        root = _Node(seats)
+        done = 0
+        while (done < budget) if deadline is None else (time.perf_counter() < deadline):
+            done += 1
+            state = game.world(observation, rng)
+            node, path = root, [root]
+            # selection and expansion: one untried action, then out of the tree
+            while not state.is_over():
+                actions = state.legal_actions()
+                if len(actions) == 1:
+                    state.apply(actions[0])
+                    continue
+                mover = state.to_move
+                untried = [a for a in actions if a not in node.children]
+                for a in actions:
+                    child = node.children.get(a)
+                    if child is not None:
+                        child.available += 1
+                if untried:
+                    action = untried[rng.randrange(len(untried))]
+                    child = node.children[action] = _Node(seats)
+                    child.available = 1
+                    state.apply(action)
+                    path.append(child)
+                    break
+                best, action = -1.0, None
+                for a in actions:
+                    ch = node.children[a]
+                    score = ch.reward[mover] / ch.visits + c * math.sqrt(
+                        math.log(ch.available) / ch.visits)
+                    if score > best:
+                        best, action = score, a
+                node = node.children[action]
+                state.apply(action)
+                path.append(node)
+            # rollout
+            while not state.is_over():
+                actions = state.legal_actions()
+                state.apply(actions[rng.randrange(len(actions))])
+            scores = state.result().scores
+            span = max(1e-9, max(scores) - min(scores)) if len(set(scores)) > 1 else 1.0
+            low = min(scores)
+            reward = [(s - low) / span if len(set(scores)) > 1 else 0.5 for s in scores]
+            for n in path:
+                n.visits += 1
+                r = n.reward
+                for i in range(seats):
+                    r[i] += reward[i]
+        return max(legal, key=lambda a: (root.children[a].visits if a in root.children
+                                         else -1))
+
+
+@arena.hookimpl
+def register_bots(register):
+    register("ismcts", ISMCTS, games=["vandtia"], options=OPTIONS)

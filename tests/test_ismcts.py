@@ -1,0 +1,47 @@
+"""``ismcts``: reproducible, resets between matches, never illegal."""
+
+import random
+import subprocess
+import sys
+
+from arena.bot import PythonBot
+from arena.games.vandtia import GAME as VANDTIA
+from arena.referee import play_match
+from arena_bots.ismcts import ISMCTS
+from arena_bots.randombot import RandomBot
+
+
+class Tuned(PythonBot):
+    def __init__(self, **options):
+        super().__init__(ISMCTS(), "ismcts")
+        self.given = options
+
+    def start(self, info):
+        super().start({**info, "options": self.given})
+
+
+def test_ismcts_is_reproducible_with_the_same_seed_and_options():
+    runs = [play_match(VANDTIA, "cardems", [Tuned(iterations=30), PythonBot(RandomBot())],
+                       5)[0].actions for _ in range(2)]
+    assert runs[0] == runs[1]
+    other = play_match(VANDTIA, "cardems", [Tuned(iterations=31), PythonBot(RandomBot())],
+                       5)[0].actions
+    assert other != runs[0]  # the options are used
+
+
+def test_ismcts_never_plays_an_illegal_action_in_200_random_games():
+    rng = random.Random(0)
+    variants = [("cardems", 2), ("swedish", 3), ("german", 4), ("swedish", 6)]
+    for g in range(200):
+        variant, players = variants[g % len(variants)]
+        seats = [Tuned(iterations=4)] + [PythonBot(RandomBot()) for _ in range(players - 1)]
+        rng.shuffle(seats)
+        match, _ = play_match(VANDTIA, variant, seats, g)
+        assert match.result.faults == [None] * players, match.result.faults
+
+
+def test_check_bot_passes_ismcts():
+    run = subprocess.run([sys.executable, "-m", "arena", "check-bot", "ismcts:iterations=20",
+                          "--matches", "2"], capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.count("ok    vandtia") == 3 and "resets between matches" in run.stdout
