@@ -45,6 +45,59 @@ def engine_games(game, variant: str, players: int, games: int, seed: int = 0) ->
             moves / games, "longest_legal": longest, "slowest_legal_us": slowest * 1e6}
 
 
+def playout_games(game, variant: str, players: int, games: int, seed: int = 0,
+                  midgame: bool = False) -> dict:
+    """Random playouts by the engine's own ``playout`` (copy, then play to the end): from
+    the deal, or (``midgame``) from positions half-way through a random game - reached
+    by random play to half the mean game length, outside the timing."""
+    rng = random.Random(seed)
+    starts = []
+    half = 0
+    if midgame:
+        lengths = []
+        for g in range(min(games, 200)):
+            state = game.new_state(variant, players, seed + g)
+            state.playout(random.Random(g))
+            lengths.append(state.moves)
+        half = sum(lengths) // (2 * len(lengths))
+    for g in range(games):
+        state = game.new_state(variant, players, seed + g)
+        while midgame and not state.is_over() and state.moves < half:
+            legal = state.legal_actions()
+            state.apply(legal[int(rng.random() * len(legal))])
+        starts.append(state)
+    moves = 0
+    start = time.process_time()
+    for state in starts:
+        copy = state.copy()
+        copy.playout(rng)
+        moves += copy.moves - state.moves
+    cpu = time.process_time() - start
+    return {"games": games, "cpu_s": cpu, "games_per_s": games / cpu,
+            "moves_per_game": moves / games, "from_move": half}
+
+
+def yardstick(path: str, games: int, seed: int = 0) -> dict:
+    """Run the speed yardstick (a separate program, two-player random Vändtia) and read
+    its games per CPU second."""
+    import subprocess
+    import sys
+
+    from .errors import ArenaError
+
+    try:
+        out = subprocess.run([sys.executable, path, str(games), str(seed)], capture_output=True,
+                             text=True, timeout=600, check=True).stdout
+    except (OSError, subprocess.SubprocessError) as e:
+        raise ArenaError(f"cannot run the yardstick {path}: {e}") from None
+    fields = dict(f.split("=", 1) for f in out.split() if "=" in f)
+    try:
+        return {"games": int(fields["games"]), "games_per_s": float(fields["games_per_s_cpu"]),
+                "moves_per_game": float(fields["moves_per_game"])}
+    except (KeyError, ValueError):
+        raise ArenaError(f"the yardstick {path} printed no games_per_s_cpu") from None
+
+
 class _Random:
     """A trusted in-process random policy: the referee's own cost, without a sandbox."""
 

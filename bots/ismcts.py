@@ -105,11 +105,14 @@ class ISMCTS:
                 node = node.children[action]
                 state.apply(action)
                 path.append(node)
-            # rollout
-            while not state.is_over():
-                actions = state.legal_actions()
-                state.apply(actions[rng.randrange(len(actions))])
-            scores = state.result().scores
+            # rollout: the engine's own random playout where it has one
+            if hasattr(state, "playout"):
+                scores = state.playout(rng).scores
+            else:
+                while not state.is_over():
+                    actions = state.legal_actions()
+                    state.apply(actions[rng.randrange(len(actions))])
+                scores = state.result().scores
             span = max(1e-9, max(scores) - min(scores)) if len(set(scores)) > 1 else 1.0
             low = min(scores)
             reward = [(s - low) / span if len(set(scores)) > 1 else 0.5 for s in scores]

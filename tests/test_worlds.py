@@ -81,3 +81,57 @@ def test_vandtia_hidden_cards_are_dealt_uniformly():
         counts = [places[where, c] for c in unseen]
         assert sum(counts) == round(draws * share * 8)
         assert chisquare(counts).pvalue > 1e-4, (where, counts)
+
+
+def playout_positions(variants, count):
+    for variant, players in variants:
+        for state, _ in random_positions(VANDTIA, variant, players, count, players + 17):
+            yield state
+
+
+VARIANTS = [("cardems", 2), ("swedish", 3), ("swedish", 6), ("german", 4), ("german", 2),
+            ("german", 5)]
+
+
+def test_a_vandtia_playout_makes_only_legal_moves_and_follows_the_rules():
+    """A traced playout, replayed through ``apply`` (which checks every move), ends in the
+    same state: the playout's own loop plays by the same rules as the state API."""
+    for state in playout_positions(VARIANTS, 300):
+        if state.is_over():
+            continue
+        played, trace = state.copy(), []
+        result = played.playout(random.Random(state.moves), trace)
+        replayed = state.copy()
+        for action in trace:
+            replayed.apply(action)
+        assert replayed.result() == result
+        for a, b in ((played, replayed),):
+            assert (a.hands, a.faceup, a.facedown, a.stock, a.pile, a.burned, a.out,
+                    a.moves) == (b.hands, b.faceup, b.facedown, b.stock, b.pile, b.burned,
+                                 b.out, b.moves)
+            assert [sorted(k) for k in a.known] == [sorted(k) for k in b.known]
+
+
+def test_the_fast_vandtia_playout_on_ranks_makes_the_same_moves():
+    for state in playout_positions(VARIANTS, 300):
+        if state.is_over():
+            continue
+        traced, fast = state.copy(), state.copy()
+        seed = state.moves * 1000 + state.n
+        assert traced.playout(random.Random(seed), []) == fast.playout(random.Random(seed))
+        assert traced.moves == fast.moves
+
+
+def test_a_vandtia_playout_chooses_uniformly_among_the_legal_actions():
+    rng = random.Random(5)
+    for state in playout_positions(VARIANTS, 40):
+        legal = state.legal_actions() if not state.is_over() else ()
+        if len(legal) < 2 or state.swapping:
+            continue
+        first = Counter()
+        for _ in range(60 * len(legal)):
+            trace = []
+            state.copy().playout(rng, trace)
+            first[trace[0]] += 1
+        assert set(first) == set(legal)  # every legal action, nothing else
+        assert chisquare([first[a] for a in legal]).pvalue > 1e-4, (legal, first)

@@ -24,32 +24,53 @@ from . import cli
               help="Database for --season (default: a temporary SQLite file).")
 @click.option("--season-dask", is_flag=True,
               help="Run --season on a Dask LocalCluster of --workers processes.")
+@click.option("--yardstick", "yardstick_path", type=click.Path(exists=True, dir_okay=False),
+              help="A speed yardstick program (random two-player Vändtia printing "
+              "games_per_s_cpu) to run in the same command: rows then show ratios to it.")
 @click.pass_obj
 def bench(registry, game_name, variant, players, n, seed, season_matches, workers,
-          season_db, season_dask) -> None:
+          season_db, season_dask, yardstick_path) -> None:
     """Games per second on one core, in-process; with --season, a whole season's overhead."""
     from rich.table import Table
 
-    from ..bench import engine_games, referee_games, round_trip
+    from ..bench import engine_games, playout_games, referee_games, round_trip, yardstick
     from ..bench import season as season_bench
     from ..transcript import print_renderable
 
     game = registry.game(game_name)
     variant = game.check(variant, players)
+    stick = yardstick(yardstick_path, n * 2, seed) if yardstick_path else None
     engine = engine_games(game, variant, players, n, seed)
+    playouts = []
+    if hasattr(game.new_state(variant, players, seed), "playout"):
+        playouts = [("playout from the deal (copy + play out)",
+                     playout_games(game, variant, players, n, seed)),
+                    ("playout from mid-game (copy + play out)",
+                     playout_games(game, variant, players, n, seed, midgame=True))]
     ref = referee_games(game, variant, players, max(1, n // 4), seed)
     entry = registry.bot("random", game.name)
     boxed = referee_games(game, variant, players, max(1, n // 4), seed, entry)
     bare = referee_games(game, variant, players, max(1, n // 4), seed, bare=True)
-    table = Table("what", "games", "CPU s", "games/s per core", "moves/game", "asked/game")
+    table = Table("what", "games", "CPU s", "games/s per core", "moves/game", "asked/game",
+                  *(["× yardstick"] if stick else []))
+    ratio = (lambda r: [f"{r['games_per_s'] / stick['games_per_s']:.2f}"]) if stick else (
+        lambda r: [])
+    if stick:
+        table.add_row("yardstick (two-player random Vändtia, one loop)", str(stick["games"]),
+                      "", f"{stick['games_per_s']:,.0f}", f"{stick['moves_per_game']:.1f}", "",
+                      "1.00")
     table.add_row("engine (state API, random choice)", str(engine["games"]),
                   f"{engine['cpu_s']:.2f}", f"{engine['games_per_s']:,.0f}",
-                  f"{engine['moves_per_game']:.1f}", "")
+                  f"{engine['moves_per_game']:.1f}", "", *ratio(engine))
+    for label, r in playouts:
+        table.add_row(label + (f", from move {r['from_move']}" if r["from_move"] else ""),
+                      str(r["games"]), f"{r['cpu_s']:.2f}", f"{r['games_per_s']:,.0f}",
+                      f"{r['moves_per_game']:.1f}", "", *ratio(r))
     for label, r in (("referee, in-process random policies", ref),
                      ("referee, sandboxed random bots", boxed),
                      ("referee, bare random processes (the floor)", bare)):
         table.add_row(label, str(r["games"]), f"{r['cpu_s']:.2f}", f"{r['games_per_s']:,.0f}",
-                      f"{r['moves_per_game']:.1f}", f"{r['asked_per_game']:.1f}")
+                      f"{r['moves_per_game']:.1f}", f"{r['asked_per_game']:.1f}", *ratio(r))
     print_renderable(table)
     click.echo(f"legal lists: longest {engine['longest_legal']} actions, slowest to build "
                f"{engine['slowest_legal_us']:.0f} us (over {max(1, n // 10)} games)")

@@ -34,7 +34,7 @@ Choices where the rules page is silent (each has a test):
 from __future__ import annotations
 
 import random
-from bisect import insort
+from bisect import bisect_left, insort
 from itertools import combinations
 
 from .. import cards as C
@@ -238,18 +238,276 @@ class VandtiaState:
         if cards is not None:
             self._play(p, cards)
         elif action == "pickup":
-            stage = HAND if self.hands[p] else FACEUP
-            picked = self.pile
-            self._take(p, picked)
-            if self.events is not None:
-                self._event(p, stage, action, picked_up=C.names(picked))
-            self._next(p)
+            self._pickup(p)
         elif action == "draw":
             self._draw(p)
         else:
             self._flip(p, _FLIP_SLOT[action])
         if not self.over and self.moves >= MOVE_CAP:
             self._finish("cap")
+
+    def playout(self, rng: random.Random, trace: list | None = None) -> Result:
+        """Play on to the end, each move chosen uniformly among the legal actions, and
+        return the result: a random playout for search. Modifies this state (``copy``
+        first). ``trace``, a list, receives the actions as ``legal_actions`` names them.
+
+        The set-up swaps and the ``german`` starter's first play go through ``apply``; the
+        rest is one loop over the state's own lists, without building any action string:
+        each legal play (rank, count) is one card of the sorted stage - the count-th card of
+        its rank - so a uniform choice is a uniform card among the playable ones, which lie
+        in at most three runs (2s, 10s, ranks from the top up) found by bisection. A test
+        replays traced playouts through ``apply`` in lockstep."""
+        rand = rng.random
+        while not self.over and (self.swapping or self.must_include is not None
+                                 or self.events is not None):
+            legal = self.legal_actions()
+            action = legal[int(rand() * len(legal))]
+            if trace is not None:
+                trace.append(action)
+            self.apply(action)
+        if not self.over:
+            if trace is None:
+                self._playout_ranks(rand)
+            else:
+                self._playout(rand, trace)
+        return self.result()
+
+    def _playout_ranks(self, rand) -> None:
+        """``_playout`` on ranks alone - suits never matter after the start, and a playout
+        shows nobody its cards - making the same choices from the same random numbers (a
+        test holds the two in lockstep). Only the result is kept: the state is over, its
+        cards left where the playout began."""
+        n, out, moves, p = self.n, list(self.out), self.moves, self.to_move
+        hands = [[c >> 2 for c in h] for h in self.hands]
+        faceup = [[c >> 2 for c in f] for f in self.faceup]
+        facedown = [[None if c is None else c >> 2 for c in f] for f in self.facedown]
+        left = [sum(c is not None for c in f) for f in facedown]
+        stock = [c >> 2 for c in self.stock]
+        pile = [c >> 2 for c in self.pile]
+        draw_allowed, transparent7 = self.draw_allowed, self.transparent7
+        play_on = self.play_on
+        reason = None
+        while True:
+            moves += 1
+            if pile:
+                top = pile[-1]
+                if top == 7 and transparent7:
+                    for top in reversed(pile):
+                        if top != 7:
+                            break
+                    else:
+                        top = 0
+                if top == 2:
+                    top = 0
+            else:
+                top = 0
+            hand = hands[p]
+            src = hand or faceup[p]
+            taken = None
+            if src:
+                size = len(src)
+                if top <= 2:
+                    plays = b0 = size
+                else:
+                    b0 = bisect_left(src, 3)
+                    if top > 10:
+                        a1 = bisect_left(src, 10)
+                        tens = bisect_left(src, 11) - a1
+                    else:
+                        tens = 0
+                    a2 = bisect_left(src, top)
+                    plays = b0 + tens + size - a2
+                draw = 1 if hand and draw_allowed and stock else 0
+                if plays + draw == 0:
+                    taken = pile
+                else:
+                    x = int(rand() * (plays + draw))
+                    if x == plays:
+                        r = stock.pop()
+                        k = 1
+                        if not (r >= top or r == 2 or r == 10):
+                            taken = pile + [r]
+                    else:
+                        if x < b0:
+                            pos = x
+                        elif x < b0 + tens:
+                            pos = a1 + x - b0
+                        else:
+                            pos = a2 + x - b0 - tens
+                        r = src[pos]
+                        first = bisect_left(src, r)
+                        k = pos + 1 - first
+                        del src[first:pos + 1]
+            else:
+                down = facedown[p]
+                slots = [i for i in range(3) if down[i] is not None]
+                slot = slots[int(rand() * len(slots))]
+                r = down[slot]
+                down[slot] = None
+                left[p] -= 1
+                k = 1
+                if not (r >= top or r == 2 or r == 10):
+                    taken = pile + [r]
+            if taken is not None:
+                hand.extend(taken)
+                hand.sort()
+                pile = []
+                nxt = True
+            else:
+                pile += [r] * k
+                burn = r == 10 or (len(pile) >= 4 and pile[-2] == r and pile[-3] == r and
+                                   pile[-4] == r)
+                if burn:
+                    pile = []
+                if stock and src is hand:
+                    while stock and len(hand) < 3:
+                        insort(hand, stock.pop())
+                nxt = not burn
+                if not hand and not faceup[p] and not left[p]:
+                    out.append(p)
+                    if not play_on or n - len(out) <= 1:
+                        reason = "out"
+                        break
+                    nxt = True
+            if nxt:
+                p = (p + 1) % n
+                while p in out:
+                    p = (p + 1) % n
+            if moves >= MOVE_CAP:
+                reason = "cap"
+                break
+        held = [len(hands[q]) + len(faceup[q]) + left[q] for q in range(n)]
+        place = {q: i + 1 for i, q in enumerate(out)}
+        if reason == "out" and not play_on:
+            ranks = [1 if q in place else 2 for q in range(n)]
+        else:
+            ranks = competition_ranks([(0, place[q]) if q in place else (1, held[q])
+                                       for q in range(n)])
+        self._ranks, self.over, self.reason, self.moves = ranks, True, reason, moves
+        self.to_move, self._legal, self.out = None, None, out
+
+    def _playout(self, rand, trace) -> None:
+        hands, faceup, facedown, known = self.hands, self.faceup, self.facedown, self.known
+        stock, burned, out, n = self.stock, self.burned, self.out, self.n
+        pile, moves, p = self.pile, self.moves, self.to_move
+        draw_allowed, transparent7, play_on = self.draw_allowed, self.transparent7, self.play_on
+        reason = None
+        self._legal = None
+        while True:
+            moves += 1
+            if pile:  # the top (see ``top``)
+                top = pile[-1] >> 2
+                if top == 7 and transparent7:
+                    for c in reversed(pile):
+                        top = c >> 2
+                        if top != 7:
+                            break
+                    else:
+                        top = 0
+                if top == 2:
+                    top = 0
+            else:
+                top = 0
+            hand = hands[p]
+            src = hand or faceup[p]
+            played = taken = None
+            if src:
+                size = len(src)
+                if top <= 2:
+                    plays = b0 = size
+                else:
+                    b0 = bisect_left(src, 12)
+                    if top > 10:
+                        a1 = bisect_left(src, 40)
+                        tens = bisect_left(src, 44) - a1
+                    else:
+                        tens = 0
+                    a2 = bisect_left(src, top * 4)
+                    plays = b0 + tens + size - a2
+                draw = 1 if hand and draw_allowed and stock else 0
+                if plays + draw == 0:
+                    taken = pile
+                    if trace is not None:
+                        trace.append("pickup")
+                else:
+                    x = int(rand() * (plays + draw))
+                    if x == plays:  # draw-and-try
+                        c = stock.pop()
+                        r = c >> 2
+                        if trace is not None:
+                            trace.append("draw")
+                        if r >= top or r == 2 or r == 10:
+                            played = [c]
+                        else:
+                            taken = pile + [c]
+                    else:
+                        if x < b0:
+                            pos = x
+                        elif x < b0 + tens:
+                            pos = a1 + x - b0
+                        else:
+                            pos = a2 + x - b0 - tens
+                        first = bisect_left(src, (src[pos] >> 2) * 4)
+                        played = src[first:pos + 1]
+                        del src[first:pos + 1]
+                        if trace is not None:
+                            trace.append(_play_name(tuple(played)))
+                        if src is hand and known[p]:
+                            _remove_known(known[p], played)
+            else:  # a face-down card, turned onto the pile
+                down = facedown[p]
+                slots = [i for i in range(3) if down[i] is not None]
+                slot = slots[int(rand() * len(slots))]
+                c = down[slot]
+                down[slot] = None
+                if trace is not None:
+                    trace.append(_FLIPS[slot])
+                r = c >> 2
+                if r >= top or r == 2 or r == 10:
+                    played = [c]
+                else:
+                    taken = pile + [c]
+            if taken is not None:  # into the hand, public
+                hand.extend(taken)
+                hand.sort()
+                known[p].extend(taken)
+                pile = []
+                nxt = True
+            else:
+                pile += played
+                r = played[0] >> 2
+                burn = r == 10 or (len(pile) >= 4 and pile[-2] >> 2 == r and
+                                   pile[-3] >> 2 == r and pile[-4] >> 2 == r)
+                if burn:
+                    burned += pile
+                    pile = []
+                if stock and src is hand:  # refill to three (a draw-and-try too)
+                    while stock and len(hand) < 3:
+                        insort(hand, stock.pop())
+                nxt = not burn
+                if not hand and not faceup[p] and not any(c is not None for c in facedown[p]):
+                    out.append(p)
+                    if not play_on or n - len(out) <= 1:
+                        reason = "out"
+                        break
+                    nxt = True
+            if nxt:
+                p = (p + 1) % n
+                while p in out:
+                    p = (p + 1) % n
+            if moves >= MOVE_CAP:
+                reason = "cap"
+                break
+        self.pile, self.moves, self.to_move, self.must_include = pile, moves, p, None
+        self._finish(reason)
+
+    def _pickup(self, p: int) -> None:
+        stage = HAND if self.hands[p] else FACEUP
+        picked = self.pile
+        self._take(p, picked)
+        if self.events is not None:
+            self._event(p, stage, "pickup", picked_up=C.names(picked))
+        self._next(p)
 
     def _swap(self, p: int, up: tuple[int, ...]) -> None:
         visible = self.hands[p] + self.faceup[p]
