@@ -39,8 +39,8 @@ class Check:
         words = [f"{self.game} {self.variant}: {self.matches} matches against random",
                  "no faults" if not self.faults else "faults: " + "; ".join(self.faults),
                  f"ready in {1000 * self.start_s:.0f} ms",
-                 f"moves: median {1000 * statistics.median(times):.2f} ms, "
-                 f"slowest {1000 * times[-1]:.2f} ms"]
+                 f"moves: mean {1000 * statistics.fmean(times):.2f} ms, median "
+                 f"{1000 * statistics.median(times):.2f} ms, slowest {1000 * times[-1]:.2f} ms"]
         if not self.faults:
             words.append("resets between matches" if self.reproducible else
                          "does NOT reset between matches (a fresh process moved differently)")

@@ -27,7 +27,7 @@ from . import DEFAULT_DB as DEFAULT_URL
 from .errors import ArenaError, masked
 from .referee import ASKING
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 def now() -> datetime:
@@ -94,6 +94,10 @@ class SeatRow(SQLModel, table=True):
     score: float
     fault: str | None = None
     log: str | None = None  # the tail of a faulty bot's stderr (schema 2)
+    #: wall seconds per move the bot was asked, mean and max over the match (schema 4;
+    #: null where it was asked nothing, or the match was not played)
+    move_mean_s: float | None = None
+    move_max_s: float | None = None
 
 
 class RatingRow(SQLModel, table=True):
@@ -122,7 +126,13 @@ def _schema_3(conn) -> None:
     conn.exec_driver_sql("ALTER TABLE seasons ADD COLUMN secret VARCHAR")
 
 
-MIGRATIONS: list = [(2, _schema_2), (3, _schema_3)]  # (version, callable(connection)), in order
+def _schema_4(conn) -> None:
+    for column in ("move_mean_s", "move_max_s"):
+        conn.exec_driver_sql(f"ALTER TABLE seat_results ADD COLUMN {column} FLOAT")
+
+
+# (version, callable(connection)), in order
+MIGRATIONS: list = [(2, _schema_2), (3, _schema_3), (4, _schema_4)]
 
 
 def _sqlite_pragmas(dbapi_connection, _record):
@@ -331,10 +341,16 @@ def _insert_results(conn, season_id: int, results: list[dict]) -> None:
     conn.execute(insert(SeatRow), [
         {"match_id": ids[r["fixture"]], "seat": seat, "bot": bot,
          "rank": r["result"]["ranks"][seat], "score": r["result"]["scores"][seat],
-         "fault": r["result"]["faults"][seat], "log": r.get("logs", {}).get(str(seat))}
-        for r in results for seat, bot in enumerate(r["seats"])])
+         **_seat_extras(r, seat)} for r in results for seat, bot in enumerate(r["seats"])])
     conn.execute(SeasonRow.__table__.update().where(SeasonRow.id == season_id)
                  .values(updated_at=now()))
+
+
+def _seat_extras(r: dict, seat: int) -> dict:
+    """A seat's fault, log tail and move times from a match result of ``play_batch``."""
+    mean, top = r.get("move_s", {}).get(str(seat), (None, None))
+    return {"fault": r["result"]["faults"][seat], "log": r.get("logs", {}).get(str(seat)),
+            "move_mean_s": mean, "move_max_s": top}
 
 
 def rewrite_results(engine, season_id: int, results: list[dict]) -> None:
@@ -352,7 +368,7 @@ def rewrite_results(engine, season_id: int, results: list[dict]) -> None:
                 conn.execute(SeatRow.__table__.update().where(
                     SeatRow.match_id == match_id, SeatRow.seat == seat).values(
                     rank=res["ranks"][seat], score=res["scores"][seat],
-                    fault=res["faults"][seat], log=r.get("logs", {}).get(str(seat))))
+                    **_seat_extras(r, seat)))
 
 
 def set_status(engine, season_id: int, status: str) -> None:
@@ -381,6 +397,20 @@ def results(engine, game: str, variant: str, players: int | None = None,
             seats = list(seats)
             yield ([s.bot for s in seats], [s.rank for s in seats], [s.score for s in seats],
                    [s.fault for s in seats])
+
+
+def move_times(engine, season_id: int) -> dict[str, tuple[float, float, int]]:
+    """Per bot of a season: ``(mean, max, matches)`` of its wall seconds per move asked -
+    the mean of its matches' means, the longest single move - over the matches that
+    recorded them."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(SeatRow.bot, func.avg(SeatRow.move_mean_s), func.max(SeatRow.move_max_s),
+                   func.count(SeatRow.move_mean_s))
+            .join(MatchRow, SeatRow.match_id == MatchRow.id)
+            .where(MatchRow.season_id == season_id, SeatRow.move_mean_s.is_not(None))
+            .group_by(SeatRow.bot)).all()
+    return {bot: (mean, top, n) for bot, mean, top, n in rows}
 
 
 def season_results(engine, season_id: int, page: int = 2000):

@@ -102,6 +102,18 @@ def faults_table(matches) -> Table | None:
     return t
 
 
+def move_times_table(times: dict[str, tuple[float, float, int]]) -> Table | None:
+    """Wall time per move asked, per bot (``db.move_times``): the mean of its matches'
+    means and its longest move."""
+    if not times:
+        return None
+    t = grid("bot", "mean ms", "max ms", "matches", title="time per move", wrap=("bot",),
+             right=("mean ms", "max ms", "matches"))
+    for bot, (mean, top, n) in sorted(times.items()):
+        t.add_row(bot, f"{1000 * mean:.2f}", f"{1000 * top:.2f}", str(n))
+    return t
+
+
 def matches_table(matches) -> Table:
     """One row per stored match: ``(match id, fixture, seats, ranks, reason, faults)``."""
     t = grid("match", "fixture", "seats", "ranks", "end", "faults", title="matches",

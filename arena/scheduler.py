@@ -222,6 +222,7 @@ def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits:
                     bot = make_bot(registry.bot(name, game_name), bot_limits)
                     pool.append((bot, dealt))
                 dealt.add(fx.seed)
+                bot.move_times = []
                 bots.append(bot)
             start = time.perf_counter()
             match, _ = play_match(game, variant, bots, fx.seed, list(fx.seats), secret=secret)
@@ -229,7 +230,10 @@ def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits:
             out.append({"fixture": fx.index, "seed": fx.seed, "seats": list(fx.seats),
                         "result": match.result.to_json(), "duration": duration,
                         "replay": json.dumps(match.actions, separators=(",", ":")),
-                        "logs": {str(k): v for k, v in match.logs.items()}})
+                        "logs": {str(k): v for k, v in match.logs.items()},
+                        "move_s": {str(seat): (sum(b.move_times) / len(b.move_times),
+                                               max(b.move_times))
+                                   for seat, b in enumerate(bots) if b.move_times}})
     finally:
         for pool in pools.values():
             for bot, _ in pool:

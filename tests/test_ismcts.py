@@ -45,3 +45,25 @@ def test_check_bot_passes_ismcts():
                           "--matches", "2"], capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.count("ok    vandtia") == 3 and "resets between matches" in run.stdout
+
+
+def test_a_season_of_ismcts_and_greedy_times_out_nobody_and_shows_time_per_move(tmp_path):
+    db = f"sqlite:///{tmp_path}/a.db"
+    base = [sys.executable, "-m", "arena", "--db", db]
+    run = subprocess.run(base + ["season", "run", "vandtia", "--bots", "ismcts,greedy",
+                                 "--rounds", "2", "--workers", "2", "--name", "s"],
+                         capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stderr
+    from arena import db as store
+
+    engine = store.connect(db, create=False)
+    season = store.get_season(engine, "s")
+    seats = [s for _, match in store.season_matches(engine, season.id) for s in match]
+    assert len(seats) == 8 and all(s.fault is None for s in seats)  # no timeout, no fault
+    assert all(s.move_mean_s is not None and 0 < s.move_mean_s <= s.move_max_s
+               for s in seats)
+    times = store.move_times(engine, season.id)
+    assert set(times) == {"ismcts", "greedy"} and times["ismcts"][2] == 4
+    show = subprocess.run(base + ["season", "show", "s"], capture_output=True, text=True,
+                          timeout=600).stdout
+    assert "time per move" in show and "max ms" in show

@@ -462,12 +462,15 @@ def test_a_schema_1_database_is_migrated_in_place(tmp_path, registry):
         conn.execute("ALTER TABLE seat_results DROP COLUMN log")
         conn.execute("ALTER TABLE ratings DROP COLUMN suspended")
         conn.execute("ALTER TABLE seasons DROP COLUMN secret")
+        conn.execute("ALTER TABLE seat_results DROP COLUMN move_mean_s")
+        conn.execute("ALTER TABLE seat_results DROP COLUMN move_max_s")
         conn.execute("UPDATE arena_schema SET version = 1")
     engine = db.connect(f"sqlite:///{path}")
     with sqlite3.connect(path) as conn:
-        assert conn.execute("SELECT version FROM arena_schema").fetchall() == [(3,)]
+        assert conn.execute("SELECT version FROM arena_schema").fetchall() == [(4,)]
         columns = {row[1] for row in conn.execute("PRAGMA table_info(ratings)")}
-    assert "suspended" in columns
+        seat_columns = {row[1] for row in conn.execute("PRAGMA table_info(seat_results)")}
+    assert "suspended" in columns and {"log", "move_mean_s", "move_max_s"} <= seat_columns
     assert len(db.stored_ratings(engine, "vandtia/cardems/2", None)) == 3
 
 
@@ -481,6 +484,8 @@ def test_a_season_made_before_secrets_stays_readable_and_is_not_resumed(tmp_path
     engine.dispose()
     with sqlite3.connect(path) as conn:  # as schema 2 stored them
         conn.execute("ALTER TABLE seasons DROP COLUMN secret")
+        conn.execute("ALTER TABLE seat_results DROP COLUMN move_mean_s")
+        conn.execute("ALTER TABLE seat_results DROP COLUMN move_max_s")
         conn.execute("UPDATE arena_schema SET version = 2")
     engine = db.connect(f"sqlite:///{path}")
     assert db.get_season(engine, "spring").secret is None

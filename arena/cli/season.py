@@ -211,9 +211,10 @@ def season_show(registry, name, list_matches) -> None:
     print_renderable(views.crosstable(results, json.loads(row.bots)))
     matches = [(m.id, m.fixture, [s.bot for s in seats], [s.rank for s in seats], m.reason,
                 [s.fault for s in seats]) for m, seats in db.season_matches(engine, row.id)]
-    faults = views.faults_table((m[0], m[2], m[5]) for m in matches)
-    if faults is not None:
-        print_renderable(faults)
+    for table in (views.faults_table((m[0], m[2], m[5]) for m in matches),
+                  views.move_times_table(db.move_times(engine, row.id))):
+        if table is not None:
+            print_renderable(table)
     if list_matches:
         print_renderable(views.matches_table(matches))
 

@@ -113,6 +113,33 @@ def _swap_name(cards: tuple[int, ...]) -> str:
     return name
 
 
+def _greedy_choice(src: list[int], shift: int, top: int, b0: int, tens: int, a1: int,
+                   a2: int, plays: int, draw: int, pile: int) -> int:
+    """The choice index (as the playouts number them) of ``greedy``'s move: the lowest
+    ordinary rank (not 2 or 10) it may play, all copies; else draw-and-try; else one 10
+    when the pile holds five cards or more (or there is no 2), else one 2. ``src`` is the
+    sorted stage, a card's rank ``c >> shift``."""
+    size = len(src)
+    start = 0 if top <= 2 else a2
+    pos = max(start, bisect_left(src, 3 << shift))
+    if pos < size and src[pos] >> shift == 10:
+        pos = bisect_left(src, 11 << shift)
+    if pos < size:  # the last card of that rank: the play of all its copies
+        pos = bisect_left(src, ((src[pos] >> shift) + 1) << shift) - 1
+    elif draw:
+        return plays
+    else:
+        twos = bisect_left(src, 3 << shift) if top <= 2 else b0
+        ten = bisect_left(src, 10 << shift)
+        has_ten = (tens > 0) if top > 10 else (ten < size and src[ten] >> shift == 10)
+        pos = ten if has_ten and (pile >= 5 or not twos) else 0
+    if top <= 2 or pos < b0:
+        return pos
+    if tens and a1 <= pos < a1 + tens:
+        return b0 + pos - a1
+    return b0 + tens + pos - a2
+
+
 def _remove_known(known: list[int], played) -> None:
     for c in played:
         if c in known:
@@ -246,9 +273,11 @@ class VandtiaState:
         if not self.over and self.moves >= MOVE_CAP:
             self._finish("cap")
 
-    def playout(self, rng: random.Random, trace: list | None = None) -> Result:
-        """Play on to the end, each move chosen uniformly among the legal actions, and
-        return the result: a random playout for search. Modifies this state (``copy``
+    def playout(self, rng: random.Random, trace: list | None = None,
+                greedy: float = 0.0) -> Result:
+        """Play on to the end, each move chosen uniformly among the legal actions - or, with
+        probability ``greedy``, as the ``greedy`` bot would (from the deal's first play on)
+        - and return the result: a playout for search. Modifies this state (``copy``
         first). ``trace``, a list, receives the actions as ``legal_actions`` names them.
 
         The set-up swaps and the ``german`` starter's first play go through ``apply``; the
@@ -267,12 +296,12 @@ class VandtiaState:
             self.apply(action)
         if not self.over:
             if trace is None:
-                self._playout_ranks(rand)
+                self._playout_ranks(rand, greedy)
             else:
-                self._playout(rand, trace)
+                self._playout(rand, trace, greedy)
         return self.result()
 
-    def _playout_ranks(self, rand) -> None:
+    def _playout_ranks(self, rand, greedy: float) -> None:
         """``_playout`` on ranks alone - suits never matter after the start, and a playout
         shows nobody its cards - making the same choices from the same random numbers (a
         test holds the two in lockstep). Only the result is kept: the state is over, its
@@ -308,20 +337,25 @@ class VandtiaState:
                 size = len(src)
                 if top <= 2:
                     plays = b0 = size
+                    tens = a1 = a2 = 0
                 else:
                     b0 = bisect_left(src, 3)
                     if top > 10:
                         a1 = bisect_left(src, 10)
                         tens = bisect_left(src, 11) - a1
                     else:
-                        tens = 0
+                        tens = a1 = 0
                     a2 = bisect_left(src, top)
                     plays = b0 + tens + size - a2
                 draw = 1 if hand and draw_allowed and stock else 0
                 if plays + draw == 0:
                     taken = pile
                 else:
-                    x = int(rand() * (plays + draw))
+                    if greedy and rand() < greedy:
+                        x = _greedy_choice(src, 0, top, b0, tens, a1, a2, plays, draw,
+                                           len(pile))
+                    else:
+                        x = int(rand() * (plays + draw))
                     if x == plays:
                         r = stock.pop()
                         k = 1
@@ -341,7 +375,8 @@ class VandtiaState:
             else:
                 down = facedown[p]
                 slots = [i for i in range(3) if down[i] is not None]
-                slot = slots[int(rand() * len(slots))]
+                slot = slots[0] if greedy and rand() < greedy else slots[
+                    int(rand() * len(slots))]
                 r = down[slot]
                 down[slot] = None
                 left[p] -= 1
@@ -386,7 +421,7 @@ class VandtiaState:
         self._ranks, self.over, self.reason, self.moves = ranks, True, reason, moves
         self.to_move, self._legal, self.out = None, None, out
 
-    def _playout(self, rand, trace) -> None:
+    def _playout(self, rand, trace, greedy: float) -> None:
         hands, faceup, facedown, known = self.hands, self.faceup, self.facedown, self.known
         stock, burned, out, n = self.stock, self.burned, self.out, self.n
         pile, moves, p = self.pile, self.moves, self.to_move
@@ -415,13 +450,14 @@ class VandtiaState:
                 size = len(src)
                 if top <= 2:
                     plays = b0 = size
+                    tens = a1 = a2 = 0
                 else:
                     b0 = bisect_left(src, 12)
                     if top > 10:
                         a1 = bisect_left(src, 40)
                         tens = bisect_left(src, 44) - a1
                     else:
-                        tens = 0
+                        tens = a1 = 0
                     a2 = bisect_left(src, top * 4)
                     plays = b0 + tens + size - a2
                 draw = 1 if hand and draw_allowed and stock else 0
@@ -430,7 +466,11 @@ class VandtiaState:
                     if trace is not None:
                         trace.append("pickup")
                 else:
-                    x = int(rand() * (plays + draw))
+                    if greedy and rand() < greedy:
+                        x = _greedy_choice(src, 2, top, b0, tens, a1, a2, plays, draw,
+                                           len(pile))
+                    else:
+                        x = int(rand() * (plays + draw))
                     if x == plays:  # draw-and-try
                         c = stock.pop()
                         r = c >> 2
@@ -457,7 +497,8 @@ class VandtiaState:
             else:  # a face-down card, turned onto the pile
                 down = facedown[p]
                 slots = [i for i in range(3) if down[i] is not None]
-                slot = slots[int(rand() * len(slots))]
+                slot = slots[0] if greedy and rand() < greedy else slots[
+                    int(rand() * len(slots))]
                 c = down[slot]
                 down[slot] = None
                 if trace is not None:
