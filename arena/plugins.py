@@ -80,6 +80,15 @@ def parse_entrant(text: str) -> tuple[str, dict[str, str]]:
     return name, options
 
 
+def thinks_by_clock(entrant: str) -> bool:
+    """Whether an entrant has a wall-clock budget (an option ``think_s`` above 0): its moves
+    then depend on the machine, and a season with it is not reproducible."""
+    try:
+        return float(parse_entrant(entrant)[1].get("think_s", 0)) > 0
+    except (ArenaError, ValueError):
+        return False
+
+
 def split_entrants(value: str) -> list[str]:
     """A comma-separated list of entrants, where an entrant's own options also use commas:
     ``"ismcts:iterations=200,c=1.4,greedy"`` -> ``["ismcts:iterations=200,c=1.4",

@@ -11,13 +11,19 @@ the path with every seat's result. Forced moves (a single legal action) make no 
 Rewards are the game's scores scaled to 0-1 per seat, so the same code serves any number
 of seats and teams.
 
-Rollouts are uniformly random, not a policy: they are the cheapest, they are unbiased
-between the actions compared, and in shedding games a cheap policy mostly makes the
-playouts shorter, not wiser. The answer is the most-visited root action.
+Rollouts follow a cheap policy: each move is ``greedy``'s with probability ``greedy``
+(default 0.9), else uniformly random - by the engine's own ``playout`` where it has one.
+Why not uniformly random: two random Vändtia players reach the 250-move cap in 77 % of
+games, so a random playout mostly measures hand sizes at the cap, not who goes out first;
+greedy playouts end (about 72 moves, against 235) and so are faster as well as telling.
+Measured with ``benchmarks/strength.py``, 300 games on duplicate deals at 200 iterations:
+random rollouts won 55 % against ``greedy``, greedy rollouts 73 %. The answer is the
+most-visited root action.
 
 Options: ``iterations`` (per decision, default 200: a season stays a pure function of its
 seed), ``think_s`` (a wall-clock budget per decision instead, when above 0: not
-reproducible), ``c`` (the UCB exploration constant).
+reproducible), ``c`` (the UCB exploration constant), ``greedy`` (the rollouts' share of
+greedy moves, 0 for uniformly random playouts).
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ import time
 
 import arena
 
-OPTIONS = {"iterations": 200, "think_s": 0.0, "c": 0.7}
+OPTIONS = {"iterations": 200, "think_s": 0.0, "c": 0.7, "greedy": 0.9}
 
 
 def _game(name: str):
@@ -66,15 +72,16 @@ class ISMCTS:
         if len(legal) == 1:
             return legal[0]
         game, rng, seats = self.game, self.rng, self.seats
-        c = self.options["c"]
+        c, greedy = self.options["c"], self.options["greedy"]
         think = self.options["think_s"]
         budget = int(self.options["iterations"])
         deadline = time.perf_counter() + think if think > 0 else None
         root = _Node(seats)
+        worlds = game.worlds(observation, rng)
         done = 0
         while (done < budget) if deadline is None else (time.perf_counter() < deadline):
             done += 1
-            state = game.world(observation, rng)
+            state = next(worlds)
             node, path = root, [root]
             # selection and expansion: one untried action, then out of the tree
             while not state.is_over():
@@ -107,7 +114,7 @@ class ISMCTS:
                 path.append(node)
             # rollout: the engine's own random playout where it has one
             if hasattr(state, "playout"):
-                scores = state.playout(rng).scores
+                scores = state.playout(rng, greedy=greedy).scores
             else:
                 while not state.is_over():
                     actions = state.legal_actions()

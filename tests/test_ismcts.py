@@ -67,3 +67,17 @@ def test_a_season_of_ismcts_and_greedy_times_out_nobody_and_shows_time_per_move(
     show = subprocess.run(base + ["season", "show", "s"], capture_output=True, text=True,
                           timeout=600).stdout
     assert "time per move" in show and "max ms" in show
+
+
+def test_a_season_with_a_clock_bound_entrant_says_it_is_not_reproducible(tmp_path):
+    db = f"sqlite:///{tmp_path}/a.db"
+    base = [sys.executable, "-m", "arena", "--db", db]
+    run = subprocess.run(base + ["season", "run", "vandtia", "--bots",
+                                 "ismcts:think_s=0.01,greedy", "--rounds", "1", "--name", "s"],
+                         capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stderr
+    assert "ismcts:think_s=0.01 think(s) by the clock" in run.stdout
+    assert "not reproducible" in run.stdout
+    show = subprocess.run(base + ["season", "show", "s"], capture_output=True, text=True,
+                          timeout=600).stdout
+    assert "not reproducible" in show
