@@ -250,7 +250,7 @@ def exclusive(engine, key: str):
             conn.commit()
 
 
-def create_season(engine, defn, bots: list[BotRow], fixtures: int) -> SeasonRow:
+def create_season(engine, defn, bots: list[BotRow], fixtures: int, rules: int = 1) -> SeasonRow:
     """Store a new season definition (ArenaError if the name is taken). Runners creating
     seasons at the same moment take turns, so a bot version is recorded once."""
     with exclusive(engine, "arena:create-season"), Session(engine) as session:
@@ -273,6 +273,7 @@ def create_season(engine, defn, bots: list[BotRow], fixtures: int) -> SeasonRow:
                                        "teams": defn.teams,
                                        "every_seating": defn.every_seating,
                                        "draw_partners": defn.draw_partners,
+                                       "rules": rules,
                                        **({"config": defn.config} if defn.config else {})}),
                         fixtures=fixtures)
         session.add(row)

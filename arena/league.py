@@ -42,7 +42,8 @@ def create(engine, registry: Registry, defn: SeasonDef) -> db.SeasonRow:
         version = entry.source.split()[-1] if " " in entry.source else "file"
         bots.append(db.BotRow(name=name, game=defn.game, version=version, source=entry.source,
                               code_hash=entry.code_hash))
-    return db.create_season(engine, defn, bots, fixture_count(defn))
+    return db.create_season(engine, defn, bots, fixture_count(defn),
+                            registry.game(defn.game).rules_version)
 
 
 class DaskExecutor:
@@ -185,6 +186,12 @@ def playable(registry: Registry, row: db.SeasonRow) -> SeasonDef:
     if row.secret is None:
         raise ArenaError(f"season {row.name!r} was made before seasons had secrets (a bot "
                          "could compute its deals); finishing it now would mix two seedings "
+                         "(start a new season)")
+    game = registry.game(defn.game)
+    if options.get("rules", 1) != game.rules_version:
+        raise ArenaError(f"season {row.name!r} began under older {game.title} legal actions "
+                         f"(rules version {options.get('rules', 1)}, now "
+                         f"{game.rules_version}); finishing it now would mix two rules "
                          "(start a new season)")
     if options.get("asking", 1) != ASKING:
         raise ArenaError(f"season {row.name!r} began under a referee that asked bots every "

@@ -267,19 +267,24 @@ def test_a_season_whose_bot_changed_is_not_resumed(tmp_path, engine):
         "arena: error: bot 'mine' has changed since season 's' started"]
 
 
-def test_a_season_begun_under_another_asking_rule_is_not_resumed(engine, registry):
+@pytest.mark.parametrize("option, message", [
+    ("asking", "began under a referee that asked bots every move"),  # forced moves asked
+    ("rules", r"began under older Vändtia legal actions \(rules version 1, now 2\)"),
+])
+def test_a_season_begun_under_other_rules_is_not_resumed(engine, registry, option, message):
     row = league.create(engine, registry, SeasonDef(
         "old", "vandtia", "cardems", 2, ("random", "greedy"), 2, 1))
     assert json.loads(row.options)["asking"] == ASKING
-    with db.Session(engine) as session:  # as stored before forced moves stopped being asked
+    assert json.loads(row.options)["rules"] == registry.game("vandtia").rules_version == 2
+    with db.Session(engine) as session:  # as a season stored before the rule was
         stored = session.get(db.SeasonRow, row.id)
         options = json.loads(stored.options)
-        del options["asking"]
+        del options[option]
         stored.options = json.dumps(options)
         session.add(stored)
         session.commit()
         session.refresh(stored)
-    with pytest.raises(ArenaError, match="began under a referee that asked bots every move"):
+    with pytest.raises(ArenaError, match=message):
         league.play(engine, registry, stored)
     assert db.stored_fixtures(engine, row.id) == set()
 

@@ -618,3 +618,41 @@ def test_nobody_sees_face_down_cards_or_the_stock_order():
                 assert f"'{C.name(c)}'" not in o
         for c in s.stock:
             assert f"'{C.name(c)}'" not in o
+
+
+# -- which copies a play shows (a hand holding known and hidden copies of a rank) ----------
+
+
+def _knows(hand, known, pile=("5D",), variant="cardems"):
+    s = _duel(hand, pile=pile, variant=variant)
+    s.known[0] = [C.parse(c) for c in known]
+    s._legal = None
+    return s
+
+
+def test_a_seat_may_play_a_known_copy_and_keep_a_hidden_one():
+    s = _knows(["7C", "7H", "7S", "3D"], known=["7C"])
+    assert legal(s) == {"play 7C", "play 7H", "play 7C 7H", "play 7H 7S", "play 7C 7H 7S"}
+    play(s, "play 7C")  # the known seven: the others learn nothing new
+    assert s.observation(1)["seats"][0]["known"] == []
+    assert s.observation(1)["seats"][0]["hand"] == 3
+
+
+def test_a_seat_may_play_a_hidden_copy_and_the_known_one_stays_public():
+    s = play(_knows(["7C", "7H", "3D"], known=["7C"]), "play 7H")
+    assert s.observation(1)["seats"][0]["known"] == ["7C"]
+
+
+def test_copies_all_hidden_or_all_known_give_one_play_per_count():
+    assert legal(_knows(["7C", "7H", "3D"], known=[])) == {"play 7C", "play 7C 7H"}
+    assert legal(_knows(["7C", "7H", "3D"], known=["7C", "7H"])) == {"play 7C", "play 7C 7H"}
+    assert legal(_knows(["7C", "8H", "3D"], known=["8H"])) == {"play 7C", "play 8H"}
+
+
+def test_the_german_starting_card_comes_first_in_every_choice():
+    s = position("german", [seat(["3C", "3D", "3H", "9S"]), seat(["5S", "6S", "8S"])],
+                 to_move=0)
+    s.known[0] = [C.parse("3H")]
+    s.must_include = C.parse("3C")
+    s._legal = None
+    assert legal(s) == {"play 3C", "play 3C 3D", "play 3C 3H", "play 3C 3D 3H"}

@@ -88,6 +88,10 @@ class Game:
     #: Number of teams (0: every seat for itself). Seat ``s`` plays for team ``s % teams``.
     teams: int = 0
     description: str = ""
+    #: The version of what the engine offers and shows (legal actions, observations): bots
+    #: see other positions under another, so a season records it and is only finished
+    #: under the version it began with.
+    rules_version: int = 1
     #: TrueSkill's prior chance that two seats share a place (must be above 0).
     draw_probability: float = 0.05
     #: Fixtures per batch sent to a worker, for every variant or by variant. Each bot's

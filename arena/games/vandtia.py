@@ -11,8 +11,11 @@ Actions are short strings, so legal lists are cheap to build, compare and send:
 ==================  ==========================================================================
 
 Suits never matter after the start, so the legal list offers one play per (rank, count); the
-cards of a play are taken in a fixed order (clubs, diamonds, hearts, spades), except that the
-``german`` starter's required card always comes first.
+cards of a play are the lowest of its rank (clubs, diamonds, hearts, spades), except that the
+``german`` starter's required card always comes first - and except where the others know
+some copies of a rank in the hand (picked up, swapped from face-up) but not others: then a
+play is offered per (rank, count, known copies it uses), so a seat holding a known 7 and a
+hidden 7 may play the known one and keep the other hidden (``_choice_plays``).
 
 Observation of a seat (a dict): ``seat``, ``players``, ``dealer``, ``phase`` (``swap``,
 ``play``, ``over``), ``to_move``, ``move``, ``hand`` (own cards), ``pile`` (bottom first),
@@ -84,13 +87,44 @@ def _group_plays(group: tuple[int, ...]) -> tuple[str, ...]:
     return plays
 
 
-def _plays(cards: list[int], top: int, must: int | None = None) -> tuple[str, ...]:
-    """One play per (rank, count) of ``cards`` (sorted) that may go on ``top``.
+_CHOICE_PLAYS: dict[tuple, tuple[str, ...]] = {}  # (known, unknown, must) -> their plays
+
+
+def _choice_plays(known: tuple[int, ...], unknown: tuple[int, ...],
+                  must: int | None) -> tuple[str, ...]:
+    """The plays of one rank whose copies differ in what the others know: for each count,
+    one play per number of known copies it uses (fewest first), the lowest copies of each
+    kind; ``must`` (the ``german`` starter's card, in neither list) first in every play."""
+    key = (known, unknown, must)
+    plays = _CHOICE_PLAYS.get(key)
+    if plays is None:
+        fixed = () if must is None else (must,)
+        out = []
+        for k in range(1, len(known) + len(unknown) + 1):
+            for j in range(max(0, k - len(unknown)), min(k, len(known)) + 1):
+                out.append(_play_name(fixed + tuple(sorted(known[:j] + unknown[:k - j]))))
+        if must is not None:
+            out.insert(0, _play_name(fixed))
+        plays = _CHOICE_PLAYS[key] = tuple(out)
+    return plays
+
+
+def _plays(cards: list[int], top: int, must: int | None = None,
+           known: list[int] | None = None) -> tuple[str, ...]:
+    """The plays of ``cards`` (a sorted stage) that may go on ``top``: one per (rank,
+    count), its cards the lowest of the rank - except where some copies of a rank are
+    ``known`` (public hand cards) and others not: then one per (rank, count, known copies
+    used), so a seat may keep a hidden card hidden (``_choice_plays``).
 
     ``must`` (the ``german`` starting card) is put first in its group.
     """
     out = ()
     i, n = 0, len(cards)
+    counts = None
+    if known:
+        counts = {}
+        for c in known:
+            counts[c] = counts.get(c, 0) + 1
     while i < n:
         r = cards[i] >> 2
         j = i + 1
@@ -98,6 +132,21 @@ def _plays(cards: list[int], top: int, must: int | None = None) -> tuple[str, ..
             j += 1
         if r >= top or r == 2 or r == 10:
             group = cards[i:j]
+            if counts is not None and any(c in counts for c in group):
+                fixed = must if must is not None and must in group else None
+                seen, hidden, left = [], [], dict(counts)
+                for c in group:
+                    if c == fixed:  # one deck whenever there is a starting card
+                        continue
+                    if left.get(c, 0) > 0:
+                        left[c] -= 1
+                        seen.append(c)
+                    else:
+                        hidden.append(c)
+                if seen and hidden:
+                    out += _choice_plays(tuple(seen), tuple(hidden), fixed)
+                    i = j
+                    continue
             if must is not None and must in group:
                 group.remove(must)
                 group.insert(0, must)
@@ -229,10 +278,11 @@ class VandtiaState:
             p = self.to_move
             hand = self.hands[p]
             if self.must_include is not None:
-                legal = tuple(a for a in _plays(hand, self.top(), self.must_include)
+                legal = tuple(a for a in _plays(hand, self.top(), self.must_include,
+                                                self.known[p])
                               if self.must_include in _PLAY_CARDS[a])
             elif hand:
-                legal = _plays(hand, self.top())
+                legal = _plays(hand, self.top(), known=self.known[p])
                 if self.draw_allowed and self.stock:
                     legal += _DRAW
                 elif not legal:
@@ -275,10 +325,12 @@ class VandtiaState:
 
     def playout(self, rng: random.Random, trace: list | None = None,
                 greedy: float = 0.0) -> Result:
-        """Play on to the end, each move chosen uniformly among the legal actions - or, with
-        probability ``greedy``, as the ``greedy`` bot would (from the deal's first play on)
-        - and return the result: a playout for search. Modifies this state (``copy``
-        first). ``trace``, a list, receives the actions as ``legal_actions`` names them.
+        """Play on to the end, each move chosen uniformly among the legal moves (a play
+        counts once per rank and count, whichever copies it shows: that changes what the
+        others know, not the game) - or, with probability ``greedy``, as the ``greedy`` bot
+        would (from the deal's first play on) - and return the result: a playout for
+        search. Modifies this state (``copy`` first). ``trace``, a list, receives the
+        actions as ``legal_actions`` names them.
 
         The set-up swaps and the ``german`` starter's first play go through ``apply``; the
         rest is one loop over the state's own lists, without building any action string:
@@ -808,6 +860,7 @@ class Vandtia(Game):
     default_variant = "cardems"
     move_cap = MOVE_CAP
     description = "shedding game of the Palace family"
+    rules_version = 2  # 2: a play may choose which copies of a rank it shows
     # Shared first places come only from the move cap: 2.7-3.7 % of random games in every
     # variant (2,000 games each); reference bots reach the cap less often.
     draw_probability = 0.03
