@@ -11,8 +11,9 @@ the path with every seat's result. Forced moves (a single legal action) make no 
 Rewards are the game's scores scaled to 0-1 per seat, so the same code serves any number
 of seats and teams.
 
-Rollouts follow a cheap policy: each move is ``greedy``'s with probability ``greedy``
-(default 0.9), else uniformly random - by the engine's own ``playout`` where it has one.
+It plays Vändtia and Cherki (the games with worlds so far). Rollouts follow a cheap
+policy: each move is a greedy one with probability ``greedy`` (default 0.9), else uniformly
+random - by the engine's own ``playout``.
 Why not uniformly random: two random Vändtia players reach the 250-move cap in 77 % of
 games, so a random playout mostly measures hand sizes at the cap, not who goes out first;
 greedy playouts end (about 72 moves, against 235) and so are faster as well as telling.
@@ -40,8 +41,6 @@ OPTIONS = {"iterations": 200, "think_s": 0.0, "c": 0.7, "greedy": 0.9}
 def _game(name: str):
     if name == "vandtia":
         from arena.games.vandtia import GAME
-    elif name == "tractor":
-        from arena.games.tractor import GAME
     else:
         from arena.games.cherki import GAME
     return GAME
@@ -112,14 +111,7 @@ class ISMCTS:
                 node = node.children[action]
                 state.apply(action)
                 path.append(node)
-            # rollout: the engine's own random playout where it has one
-            if hasattr(state, "playout"):
-                scores = state.playout(rng, greedy=greedy).scores
-            else:
-                while not state.is_over():
-                    actions = state.legal_actions()
-                    state.apply(actions[rng.randrange(len(actions))])
-                scores = state.result().scores
+            scores = state.playout(rng, greedy=greedy).scores  # the rollout
             span = max(1e-9, max(scores) - min(scores)) if len(set(scores)) > 1 else 1.0
             low = min(scores)
             reward = [(s - low) / span if len(set(scores)) > 1 else 0.5 for s in scores]
@@ -134,4 +126,4 @@ class ISMCTS:
 
 @arena.hookimpl
 def register_bots(register):
-    register("ismcts", ISMCTS, games=["vandtia"], options=OPTIONS)
+    register("ismcts", ISMCTS, games=["vandtia", "cherki"], options=OPTIONS)

@@ -127,7 +127,7 @@ def test_only_the_top_discard_can_be_taken():
     s = deal("1C 1C 2C 2C 4M 5M 6M 8M", pile="9S OT")
     play(s, "take")
     assert s.hands[0][face("OT")] == 1 and s.pile == [face("9S")]
-    assert s.observation(2)["takes"] == [{"seat": 0, "card": "OT"}]
+    assert s.observation(2)["takes"] == [{"seat": 0, "card": "OT", "move": 1}]
 
 
 def test_the_discard_may_be_the_card_just_drawn():
@@ -242,7 +242,7 @@ def test_a_take_and_discard_loop_ends_at_the_cap_as_a_drawn_deal():
 def test_a_player_sees_discards_takes_draw_counts_the_stock_and_calls_not_hands():
     s = play(deal("1C 1C 2C 2C 4M 5M 6M 8M"), "draw", "discard 8M")
     o = s.observation(2)
-    assert o["discards"] == [{"seat": 0, "card": "8M"}] and o["draws"] == [1, 0, 0]
+    assert o["discards"] == [{"seat": 0, "card": "8M", "move": 2}] and o["draws"] == [1, 0, 0]
     assert o["stock"] == 11 and o["pile"] == ["8M"] and o["hand"] == sorted(
         o["hand"], key=face)
     assert "1C" not in o["hand"] and "legal" not in o
@@ -276,3 +276,10 @@ def test_a_forfeiting_seat_comes_last_and_nobody_pays():
     s = deal("1C 1C 2C 2C 4M 5M 6M 8M")
     s.forfeit(1)
     assert s.result().ranks == [1, 3, 1] and s.result().scores == [0, 0, 0]
+
+
+def test_a_player_sees_the_card_it_just_drew_until_it_discards():
+    s = play(deal("1C 1C 2C 2C 4M 5M 6M 8M"), "draw")
+    drawn = s.observation(0)["drawn"]
+    assert drawn is not None and s.observation(1)["drawn"] is None  # its own, no one else's
+    assert play(s, "discard 8M").observation(0)["drawn"] is None

@@ -4,7 +4,10 @@ import random
 import subprocess
 import sys
 
+import pytest
+
 from arena.bot import PythonBot
+from arena.games.cherki import GAME as CHERKI
 from arena.games.vandtia import GAME as VANDTIA
 from arena.referee import play_match
 from arena_bots.ismcts import ISMCTS
@@ -27,16 +30,22 @@ def test_ismcts_is_reproducible_with_the_same_seed_and_options():
     other = play_match(VANDTIA, "cardems", [Tuned(iterations=31), PythonBot(RandomBot())],
                        5)[0].actions
     assert other != runs[0]  # the options are used
+    table = [Tuned(iterations=20), PythonBot(RandomBot()), PythonBot(RandomBot())]
+    cherki = [play_match(CHERKI, "standard", table, 3)[0].actions for _ in range(2)]
+    assert cherki[0] == cherki[1]
 
 
-def test_ismcts_never_plays_an_illegal_action_in_200_random_games():
+@pytest.mark.parametrize("game, variants", [
+    (VANDTIA, [("cardems", 2), ("swedish", 3), ("german", 4), ("swedish", 6)]),
+    (CHERKI, [("standard", 3)]),
+])
+def test_ismcts_never_plays_an_illegal_action_in_200_random_games(game, variants):
     rng = random.Random(0)
-    variants = [("cardems", 2), ("swedish", 3), ("german", 4), ("swedish", 6)]
     for g in range(200):
         variant, players = variants[g % len(variants)]
         seats = [Tuned(iterations=4)] + [PythonBot(RandomBot()) for _ in range(players - 1)]
         rng.shuffle(seats)
-        match, _ = play_match(VANDTIA, variant, seats, g)
+        match, _ = play_match(game, variant, seats, g)
         assert match.result.faults == [None] * players, match.result.faults
 
 
@@ -45,6 +54,7 @@ def test_check_bot_passes_ismcts():
                           "--matches", "2"], capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.count("ok    vandtia") == 3 and "resets between matches" in run.stdout
+    assert run.stdout.count("ok    cherki") == 1
 
 
 def test_a_season_of_ismcts_and_greedy_times_out_nobody_and_shows_time_per_move(tmp_path):

@@ -8,6 +8,9 @@ import pytest
 from scipy.stats import chisquare
 
 from arena.cards import parse
+from arena.games.cherki import FACE_NAMES, KIND, ready_pairs
+from arena.games.cherki import GAME as CHERKI
+from arena.games.cherki import face as cherki_face
 from arena.games.vandtia import GAME as VANDTIA
 
 POSITIONS = 1000
@@ -144,3 +147,108 @@ def test_a_vandtia_playout_chooses_uniformly_among_the_legal_moves():
             first[_move(trace[0])] += 1
         assert set(first) == set(moves)  # every legal move, nothing else
         assert chisquare([first[m] for m in moves]).pvalue > 1e-4, (moves, first)
+
+
+# -- Cherki ------------------------------------------------------------------------------
+
+
+def cherki_positions(count, seed):
+    """Positions of games between greedy and random players (greedy calls, so called
+    seats are common), and a seat each."""
+    from arena_bots.greedy_cherki import GreedyCherki
+
+    rng = random.Random(seed)
+    for g in range(count):
+        state = CHERKI.new_state("standard", 3, seed * 100000 + g)
+        greedy = GreedyCherki()
+        for _ in range(rng.randrange(140)):
+            if state.is_over():
+                break
+            legal = state.legal_actions()
+            state.apply(greedy.act(state.observation(state.to_move), list(legal))
+                        if rng.random() < 0.7 else rng.choice(legal))
+        yield state, rng.randrange(3)
+
+
+def test_a_cherki_world_fits_everything_its_seat_knows():
+    rng = random.Random(3)
+    called = 0
+    for state, seat in cherki_positions(POSITIONS, 1):
+        if state.is_over():
+            continue
+        seen = state.observation(seat)
+        world = CHERKI.world(seen, rng)
+        assert world.observation(seat) == seen
+        assert sorted(world.all_faces()) == sorted(state.all_faces())
+        if seat == state.to_move:
+            assert world.legal_actions() == state.legal_actions()
+        for q in range(3):
+            if q != seat and seen["called"][q]:  # a caller holds a ready hand
+                called += 1
+                kinds = list(world.kinds[q])
+                if world.forced is not None and world.to_move == q:
+                    kinds[KIND[world.forced]] -= 1
+                assert ready_pairs(kinds) == (world.locked[q],)
+        for _ in range(3):
+            if not world.is_over():
+                world.apply(rng.choice(world.legal_actions()))
+    assert called > 50  # the positions hold callers enough to test them
+
+
+def test_a_cherki_callers_hidden_cards_are_uniform_among_those_that_make_it_ready():
+    """Seat 1 called holding five known cards (taken: 1C 1S 1M 2C 2S); its other three are
+    hidden from seat 0. The sampler's distribution of their kinds matches rejection sampling
+    (three unseen cards drawn uniformly, kept when they make the hand ready)."""
+    from scipy.stats import chi2_contingency
+
+    names = "1C 1S 1M 2C 2S 2M 5C 5S".split()
+    deck = [f for f in range(30) for _ in range(4)]
+    rng = random.Random(8)
+    hands = [[], [cherki_face(n) for n in names], []]
+    for f in hands[1]:
+        deck.remove(f)
+    rng.shuffle(deck)
+    hands[0], hands[2], stock = deck[:8], deck[8:16], deck[16:]
+    state = CHERKI.from_deal("standard", {"hands": [[FACE_NAMES[f] for f in h] for h in hands],
+                                          "stock": [FACE_NAMES[f] for f in stock],
+                                          "dealer": 2})
+    state.takes = [(1, cherki_face(n), 2 * i + 1) for i, n in enumerate(names[:5])]
+    state.locked[1] = ready_pairs(state.kinds[1])[0]
+    seen = state.observation(0)
+    unseen = [f for f in range(30) for _ in range(4)]
+    for f in hands[0] + hands[1][:5]:
+        unseen.remove(f)
+    known = [KIND[cherki_face(n)] for n in names[:5]]
+
+    def shape(cards):
+        return tuple(sorted(KIND[f] for f in cards))
+
+    worlds = CHERKI.worlds(seen, rng)
+    sampled = Counter(shape((Counter(next(worlds).hand_list(1)) - Counter(hands[1][:5]))
+                            .elements()) for _ in range(3000))
+    rejected = Counter()
+    while sum(rejected.values()) < 3000:
+        three = rng.sample(unseen, 3)
+        kinds = [0] * 12
+        for k in known + [KIND[f] for f in three]:
+            kinds[k] += 1
+        if ready_pairs(kinds):
+            rejected[shape(three)] += 1
+    shapes = [s for s in set(sampled) | set(rejected) if sampled[s] + rejected[s] >= 20]
+    table = [[sampled[s] for s in shapes], [rejected[s] for s in shapes]]
+    assert len(shapes) > 5 and chi2_contingency(table).pvalue > 1e-4, table
+
+
+
+def test_a_cherki_playout_replays_through_apply():
+    for state, _ in cherki_positions(200, 5):
+        if state.is_over():
+            continue
+        for greedy in (0.0, 0.9):
+            played, trace = state.copy(), []
+            result = played.playout(random.Random(state.moves), trace, greedy)
+            replayed = state.copy()
+            for action in trace:
+                replayed.apply(action)
+            assert replayed.result() == result and replayed.moves == played.moves
+        assert not state.is_over()  # the copies played, the original did not move

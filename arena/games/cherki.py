@@ -17,7 +17,8 @@ Observation of a seat: ``seat``, ``players`` (3), ``dealer``, ``phase`` (``turn`
 draw or take; ``discard``: holds nine; ``over``), ``to_move``, ``move``, ``hand`` (own
 cards), ``called`` (per seat, true once it called), ``locked`` (own locked pair kind, or
 null), ``pile`` (the discards still there, top last), ``discards`` and ``takes`` (every one,
-in order, with the seat), ``draws`` (per seat), ``stock`` (a count), ``winner`` and
+in order, with the seat and the move), ``drawn`` (the card this seat just drew or took,
+while it must discard; else null), ``draws`` (per seat), ``stock`` (a count), ``winner`` and
 ``winning_hand`` once won. The legal actions come beside it, to the mover.
 
 Choices where the rules page is silent (each has a test):
@@ -33,12 +34,13 @@ Choices where the rules page is silent (each has a test):
 
 from __future__ import annotations
 
+import math
 import random
 
 from .. import cards as C
 from ..errors import GameError, IllegalAction
 from ..hookspecs import hookimpl
-from . import Finished, Game, check_keys
+from . import Finished, Game, Result, check_keys
 
 SUITS = "CSM"
 FACE_NAMES = [f"{n}{s}" for s in SUITS for n in range(1, 10)] + ["WF", "RF", "OT"]
@@ -192,7 +194,7 @@ class CherkiState(Finished):
             self.stock_out = not self.stock
         else:
             f = self.pile.pop()
-            self.takes.append((p, f))
+            self.takes.append((p, f, self.moves))
         self.hands[p][f] += 1
         self.kinds[p][KIND[f]] += 1
         self.last_drawn = f
@@ -210,7 +212,7 @@ class CherkiState(Finished):
         self.hands[p][f] -= 1
         self.kinds[p][KIND[f]] -= 1
         self.pile.append(f)
-        self.discards.append((p, f))
+        self.discards.append((p, f, self.moves))
         self.forced = None
         if call is not None:
             self.locked[p] = call
@@ -243,6 +245,50 @@ class CherkiState(Finished):
             self.over, self.reason, self.to_move, self.phase = True, "forfeit", None, "over"
             self._legal = None
 
+    # -- search ---------------------------------------------------------------------------
+
+    def copy(self) -> CherkiState:
+        """An independent copy (no events), for search."""
+        new = CherkiState.__new__(CherkiState)
+        new.__dict__.update(self.__dict__)
+        new.hands = [list(h) for h in self.hands]
+        new.kinds = [list(k) for k in self.kinds]
+        new.stock, new.pile = list(self.stock), list(self.pile)
+        new.discards, new.takes = list(self.discards), list(self.takes)
+        new.draws, new.locked = list(self.draws), list(self.locked)
+        new.winning_hand = list(self.winning_hand) if self.winning_hand else None
+        new.events = None
+        return new
+
+    def playout(self, rng: random.Random, trace: list | None = None,
+                greedy: float = 0.0) -> Result:
+        """Play on to the end through ``apply`` and return the result: each move uniformly
+        random among the legal actions or, with probability ``greedy``, a cheap greedy one
+        (call when ready; take a discard that makes a triple, or wins; else draw; discard a
+        card of the kind held least). Modifies this state (``copy`` first); ``trace``
+        receives the actions."""
+        rand = rng.random
+        while not self.over:
+            legal = self.legal_actions()
+            if greedy and rand() < greedy:
+                action = self._greedy(legal)
+            else:
+                action = legal[int(rand() * len(legal))]
+            if trace is not None:
+                trace.append(action)
+            self.apply(action)
+        return self.result()
+
+    def _greedy(self, legal: tuple) -> str:
+        if legal[0].startswith("call") or "call" in legal[-1]:
+            return next(a for a in legal if "call" in a)
+        p, kinds = self.to_move, self.kinds[self.to_move]
+        if self.phase == "turn":
+            if "take" in legal and (self.locked[p] is not None or kinds[KIND[self.pile[-1]]] >= 2):
+                return "take"
+            return "draw" if "draw" in legal else legal[0]
+        return min(legal, key=lambda a: min(kinds[KIND[FACES[a.split()[1]]]], 3))
+
     # -- what a seat knows ----------------------------------------------------------------
 
     def observation(self, seat: int) -> dict:
@@ -253,8 +299,11 @@ class CherkiState(Finished):
             "called": [lock is not None for lock in self.locked],
             "locked": KIND_NAMES[self.locked[seat]] if self.locked[seat] is not None else None,
             "pile": [FACE_NAMES[f] for f in self.pile],
-            "discards": [{"seat": p, "card": FACE_NAMES[f]} for p, f in self.discards],
-            "takes": [{"seat": p, "card": FACE_NAMES[f]} for p, f in self.takes],
+            "discards": [{"seat": p, "card": FACE_NAMES[f], "move": m}
+                         for p, f, m in self.discards],
+            "takes": [{"seat": p, "card": FACE_NAMES[f], "move": m} for p, f, m in self.takes],
+            "drawn": (FACE_NAMES[self.last_drawn] if self.phase == "discard"
+                      and self.to_move == seat else None),
             "draws": list(self.draws), "stock": len(self.stock),
             "winner": self.winner,
             "winning_hand": ([FACE_NAMES[f] for f in self.winning_hand]
@@ -268,6 +317,47 @@ class CherkiState(Finished):
         if self.events is not None:
             self.events.append({"move": self.moves, "seat": seat, "stage": stage,
                                 **{k: v for k, v in info.items() if v is not None}})
+
+
+# -- worlds: full deals consistent with one seat's observation -------------------------------
+
+#: Every ready hand as kind counts: a pair of kind ``k`` and triples of kinds ``a <= b``.
+READY_PATTERNS = [(k, a, b) for k in range(12) for a in range(12) for b in range(a, 12)]
+
+
+def _ways(pool: list[int], need: list[int]) -> int:
+    """Ways to choose ``need[kind]`` of the ``pool[kind]`` unseen cards of every kind."""
+    out = 1
+    for have, n in zip(pool, need, strict=True):
+        if n:
+            if n > have:
+                return 0
+            out *= math.comb(have, n)
+    return out
+
+
+def _ready_needs(pool: list[int], known: list[int], size: int, ninth: bool):
+    """``(weights, needs)`` over READY_PATTERNS for a called hand: how many unseen cards of
+    each kind complete it around its ``known`` kinds (``size`` unseen cards in all), weighted
+    by the ways to choose them - and, with a ``ninth`` card (drawn, must be discarded: not
+    of the pair's kind, or it would have won), by the ways to choose that one too."""
+    weights, needs = [], []
+    total = sum(pool)
+    for k, a, b in READY_PATTERNS:
+        need = [-n for n in known]
+        need[k] += 2
+        need[a] += 3
+        need[b] += 3
+        if min(need) < 0 or sum(need) != size:
+            weights.append(0)
+            needs.append(need)
+            continue
+        w = _ways(pool, need)
+        if ninth and w:
+            w *= total - size - (pool[k] - need[k])
+        weights.append(w)
+        needs.append(need)
+    return weights, needs
 
 
 class Cherki(Game):
@@ -284,6 +374,7 @@ class Cherki(Game):
     draw_probability = 0.5
     season_batch = 256  # about 8 ms a deal with three sandboxed bots
     seatings = "all"  # duplicate deals go through all six seatings of three bots
+    rules_version = 2  # 2: discards and takes carry their move, and a seat sees its drawn card
 
     def new_state(self, variant: str, players: int, seed: int,
                   record: bool = False) -> CherkiState:
@@ -302,6 +393,119 @@ class Cherki(Game):
         state._event(None, "deal", dealer=dealer,
                      hands=[[FACE_NAMES[f] for f in state.hand_list(p)] for p in range(3)])
         return state
+
+    def world(self, observation: dict, rng: random.Random) -> CherkiState:
+        """A full state consistent with everything the observing seat knows, the cards it
+        has not seen dealt uniformly among the deals that fit: its own hand, the pile, the
+        cards known to be in a hand (a take, until that seat discards a card of that face)
+        and every count, and each seat that has called holding a ready hand (two triples
+        and a pair; with a ninth card if it drew and must discard it, not of the pair's
+        kind). A called hand is drawn by its kind pattern, weighted by the ways to fill it,
+        then its cards; with two callers the second one's count of ways accepts the first
+        (rejection), so the pair of hands is uniform too. Not used: what a seat's choices
+        imply (a seat that has not called may hold a ready hand). Reads only the
+        observation."""
+        return next(self.worlds(observation, rng))
+
+    def worlds(self, observation: dict, rng: random.Random):
+        """``world`` again and again for one observation, which it reads once."""
+        o = observation
+        me = o["seat"]
+        own = [face(n) for n in o["hand"]]
+        pile = [face(n) for n in o["pile"]]
+        record = sorted([(t["move"], t["seat"], face(t["card"]), True) for t in o["takes"]] +
+                        [(d["move"], d["seat"], face(d["card"]), False)
+                         for d in o["discards"]])
+        known: list[list[int]] = [[], [], []]
+        for _, p, f, took in record:  # what each seat is seen to hold
+            if took:
+                known[p].append(f)
+            elif f in known[p]:
+                known[p].remove(f)
+        known[me] = []
+        unseen = [f for f in range(30) for _ in range(4)]
+        for f in own + pile + known[(me + 1) % 3] + known[(me + 2) % 3]:
+            unseen.remove(f)
+        discarding = o["phase"] == "discard"
+        sizes = [9 if discarding and o["to_move"] == p else 8 for p in range(3)]
+        others = [(me + 1) % 3, (me + 2) % 3]
+        callers = [p for p in others if o["called"][p]]
+        by_kind = [[f for f in unseen if KIND[f] == k] for k in range(12)]
+        pool = [len(cards) for cards in by_kind]
+        first = None
+        if callers:
+            q = callers[0]
+            first = _ready_needs(pool, self._kinds(known[q]), 8 - len(known[q]), sizes[q] == 9)
+            if not any(first[0]):
+                raise GameError("no world fits this observation")
+        while True:
+            hands = {me: list(own)}
+            locks: dict[int, int] = {}
+            ninths: dict[int, int] = {}
+            left = [list(cards) for cards in by_kind]
+            for c in left:
+                rng.shuffle(c)
+            accepted = True
+            for i, q in enumerate(callers):
+                counts = [len(c) for c in left]
+                if i == 0:
+                    weights, needs = first
+                else:
+                    weights, needs = _ready_needs(counts, self._kinds(known[q]),
+                                                  8 - len(known[q]), sizes[q] == 9)
+                    top = sum(_ready_needs(pool, self._kinds(known[q]), 8 - len(known[q]),
+                                           sizes[q] == 9)[0])
+                    if rng.random() * top >= sum(weights):
+                        accepted = False
+                        break
+                (choice,) = rng.choices(range(len(READY_PATTERNS)), weights)
+                hand = list(known[q])
+                for kind, n in enumerate(needs[choice]):
+                    hand += [left[kind].pop() for _ in range(n)]
+                locks[q] = READY_PATTERNS[choice][0]
+                if sizes[q] == 9:
+                    rest = [f for k, c in enumerate(left) if k != locks[q] for f in c]
+                    ninth = rest[int(rng.random() * len(rest))]
+                    left[KIND[ninth]].remove(ninth)
+                    hand.append(ninth)
+                    ninths[q] = ninth
+                hands[q] = hand
+            if not accepted:
+                continue
+            rest = [f for c in left for f in c]
+            rng.shuffle(rest)
+            for q in others:
+                if q not in hands:
+                    n = sizes[q] - len(known[q])
+                    hands[q] = known[q] + rest[:n]
+                    rest = rest[n:]
+            if len(rest) != o["stock"]:
+                raise GameError("no world fits this observation")
+            state = CherkiState([hands[p] for p in range(3)], rest, o["dealer"])
+            state.pile = list(pile)
+            state.discards = [(d["seat"], face(d["card"]), d["move"]) for d in o["discards"]]
+            state.takes = [(t["seat"], face(t["card"]), t["move"]) for t in o["takes"]]
+            state.draws = list(o["draws"])
+            if o["locked"] is not None:
+                locks[me] = KINDS[o["locked"]]
+            state.locked = [locks.get(p) for p in range(3)]
+            state.moves, state.phase = o["move"], o["phase"]
+            state.to_move = o["to_move"]
+            state.stock_out = o["stock"] == 0
+            if discarding:
+                mover = o["to_move"]
+                drawn = face(o["drawn"]) if mover == me and o["drawn"] else ninths.get(mover)
+                state.last_drawn = drawn
+                if state.locked[mover] is not None:
+                    state.forced = drawn
+            yield state
+
+    @staticmethod
+    def _kinds(cards: list[int]) -> list[int]:
+        counts = [0] * 12
+        for f in cards:
+            counts[KIND[f]] += 1
+        return counts
 
     def from_deal(self, variant: str, deal: dict, record: bool = False) -> CherkiState:
         """A state from an explicit deal: ``hands`` (three lists of 8 names), ``stock``
