@@ -119,20 +119,25 @@ def _plays(cards: list[int], top: int, must: int | None = None,
     ``must`` (the ``german`` starting card) is put first in its group.
     """
     out = ()
-    i, n = 0, len(cards)
+    n = len(cards)
+    if top <= 2:
+        regions = ((0, n),)
+    else:  # the playable cards lie in up to three runs: 2s, 10s, and ranks from the top up
+        twos = bisect_left(cards, 12)
+        regions = ((0, twos),) if twos else ()
+        if top > 10:
+            regions += ((bisect_left(cards, 40), bisect_left(cards, 44)),)
+        regions += ((bisect_left(cards, top << 2), n),)
     counts = None
     if known:
         counts = {}
         for c in known:
             counts[c] = counts.get(c, 0) + 1
-    while i < n:
-        r = cards[i] >> 2
-        j = i + 1
-        while j < n and cards[j] >> 2 == r:
-            j += 1
-        if r >= top or r == 2 or r == 10:
+    for i, end in regions:
+        while i < end:
+            j = bisect_left(cards, ((cards[i] >> 2) + 1) << 2, i, end)
             group = cards[i:j]
-            if counts is not None and any(c in counts for c in group):
+            if counts is not None and not counts.keys().isdisjoint(group):
                 fixed = must if must is not None and must in group else None
                 seen, hidden, left = [], [], dict(counts)
                 for c in group:
@@ -152,7 +157,7 @@ def _plays(cards: list[int], top: int, must: int | None = None,
                 group.insert(0, must)
             group = tuple(group)
             out += _GROUP_PLAYS.get(group) or _group_plays(group)
-        i = j
+            i = j
     return out
 
 
