@@ -1,12 +1,17 @@
 """Bot strength over duplicate deals: win rate, mean score and an Elo difference with a 95 %
 interval, for each pair of the bots named (in-process, from the reference bots' classes).
 
-Two-seat games: each deal is played twice with the seats swapped, and the two games are a
-pair; the interval comes from the variance of the pair scores (as duplicate testing does),
-so the luck of the deal cancels. Run:
+Vändtia (two seats) and Tractor (two teams, each bot in both seats of one): each deal is
+played twice with the seats (the teams' cards) swapped, and the two games are a pair; the
+interval comes from the variance of the pair scores (as duplicate testing does), so the
+luck of the deal cancels. Cherki (three seats): each bot in turn takes one seat at a table
+of ``--field`` bots, the same deals in all six seatings, and the figure is its money per
+game - so two bots are compared on identical cards and opponents. Run:
 
     python benchmarks/strength.py --game vandtia --variant cardems --games 2000
     python benchmarks/strength.py --bots ismcts:iterations=400,greedy --games 400
+    python benchmarks/strength.py --game tractor --variant deal --bots ismcts,greedy --games 100
+    python benchmarks/strength.py --game cherki --variant standard --bots ismcts,greedy --games 120
 """
 
 from __future__ import annotations
@@ -21,11 +26,14 @@ from arena.cards import keyed_seed
 from arena.plugins import parse_entrant
 from arena.referee import play_match
 from arena_bots.greedy import GreedyVandtia
-from arena_bots.ismcts import ISMCTS
+from arena_bots.greedy_cherki import GreedyCherki
+from arena_bots.greedy_tractor import GreedyTractor
+from arena_bots.ismcts import ISMCTS, OPTIONS, TRACTOR
 from arena_bots.randombot import RandomBot
 
-CLASSES = {("vandtia", "greedy"): GreedyVandtia, ("vandtia", "random"): RandomBot,
-           ("vandtia", "ismcts"): ISMCTS}
+CLASSES = {("vandtia", "greedy"): GreedyVandtia, ("tractor", "greedy"): GreedyTractor,
+           ("cherki", "greedy"): GreedyCherki}
+DEFAULTS = {"tractor": TRACTOR}  # ismcts's options by game, as it registers them
 
 
 class Timed(PythonBot):
@@ -52,7 +60,9 @@ class Timed(PythonBot):
 def make(game: str, entrant: str) -> Timed:
     name, options = parse_entrant(entrant)
     typed = {k: (float(v) if "." in v else int(v)) for k, v in options.items()}
-    return Timed(CLASSES[game, name](), entrant, typed)
+    if name == "ismcts":
+        return Timed(ISMCTS(), entrant, {**DEFAULTS.get(game, OPTIONS), **typed})
+    return Timed(RandomBot() if name == "random" else CLASSES[game, name](), entrant, typed)
 
 
 def elo(score: float) -> float:
@@ -66,10 +76,13 @@ def duel(game_name: str, variant: str, a: str, b: str, pairs: int, seed: int) ->
     game = Registry().game(game_name)
     bots = {a: make(game_name, a), b: make(game_name, b)}
     pair_scores, wins, decided, games = [], 0, 0, 0
+    teams = game_name == "tractor"
     for deal in range(pairs):
         deal_seed = keyed_seed("strength", seed, deal)
         total = 0.0
         for seats in ((a, b), (b, a)):
+            if teams:  # the same bot object in both seats of its team (in-process)
+                seats = seats * 2
             match, _ = play_match(game, variant, [bots[s] for s in seats], deal_seed,
                                   list(seats))
             mine = match.result.ranks[seats.index(a)]
@@ -89,6 +102,34 @@ def duel(game_name: str, variant: str, a: str, b: str, pairs: int, seed: int) ->
             "ms": {name: 1000 * bot.spent / max(1, bot.decisions) for name, bot in bots.items()}}
 
 
+def table(game_name: str, variant: str, candidates: list[str], field: list[str],
+          deals: int, seed: int) -> dict:
+    """Money per game of each candidate in one seat of ``field`` bots, the same deals in
+    every seating (Cherki)."""
+    from itertools import permutations
+
+    from arena.plugins import Registry
+
+    game = Registry().game(game_name)
+    out = {}
+    for cand in candidates:
+        money, games, wins = 0.0, 0, 0
+        bot = make(game_name, cand)
+        others = [make(game_name, f) for f in field]
+        for deal in range(deals):
+            deal_seed = keyed_seed("strength", seed, deal)
+            for order in permutations(range(len(field) + 1)):
+                seats = [([bot] + others)[i] for i in order]
+                match, _ = play_match(game, variant, seats, deal_seed)
+                me = order.index(0)
+                money += match.result.scores[me]
+                wins += match.result.reason == "win" and match.result.ranks[me] == 1
+                games += 1
+        out[cand] = {"money": money / games, "games": games, "wins": wins,
+                     "ms": 1000 * bot.spent / max(1, bot.decisions)}
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="vandtia")
@@ -97,10 +138,21 @@ def main() -> None:
                         help="comma-separated; each pair of them plays")
     parser.add_argument("--games", type=int, default=2000, help="games per pair (even)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--field", default="greedy,random",
+                        help="Cherki: the two bots at the table beside the one measured")
     args = parser.parse_args()
     from arena.plugins import split_entrants
 
     names = split_entrants(args.bots)
+    if args.game == "cherki":
+        field = split_entrants(args.field)
+        deals = max(1, args.games // 6)
+        print(f"cherki: each bot at a table with {', '.join(field)}, {deals} deals in all six "
+              "seatings")
+        for name, r in table("cherki", args.variant, names, field, deals, args.seed).items():
+            print(f"{name}: {r['money']:+.1f} money per game, won {r['wins']} of "
+                  f"{r['games']} games, {r['ms']:.1f} ms per decision")
+        return
     print(f"{args.game} {args.variant}, {args.games} games per pair on duplicate deals")
     for i, a in enumerate(names):
         for b in names[i + 1:]:

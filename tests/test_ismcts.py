@@ -8,6 +8,7 @@ import pytest
 
 from arena.bot import PythonBot
 from arena.games.cherki import GAME as CHERKI
+from arena.games.tractor import GAME as TRACTOR
 from arena.games.vandtia import GAME as VANDTIA
 from arena.referee import play_match
 from arena_bots.ismcts import ISMCTS
@@ -38,23 +39,25 @@ def test_ismcts_is_reproducible_with_the_same_seed_and_options():
 @pytest.mark.parametrize("game, variants", [
     (VANDTIA, [("cardems", 2), ("swedish", 3), ("german", 4), ("swedish", 6)]),
     (CHERKI, [("standard", 3)]),
+    (TRACTOR, [("deal", 4)]),
 ])
 def test_ismcts_never_plays_an_illegal_action_in_200_random_games(game, variants):
     rng = random.Random(0)
     for g in range(200):
         variant, players = variants[g % len(variants)]
-        seats = [Tuned(iterations=4)] + [PythonBot(RandomBot()) for _ in range(players - 1)]
+        seats = [Tuned(iterations=1 if game is TRACTOR else 4)] + [
+            PythonBot(RandomBot()) for _ in range(players - 1)]
         rng.shuffle(seats)
         match, _ = play_match(game, variant, seats, g)
         assert match.result.faults == [None] * players, match.result.faults
 
 
 def test_check_bot_passes_ismcts():
-    run = subprocess.run([sys.executable, "-m", "arena", "check-bot", "ismcts:iterations=20",
+    run = subprocess.run([sys.executable, "-m", "arena", "check-bot", "ismcts:iterations=3",
                           "--matches", "2"], capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.count("ok    vandtia") == 3 and "resets between matches" in run.stdout
-    assert run.stdout.count("ok    cherki") == 1
+    assert run.stdout.count("ok    cherki") == 1 and run.stdout.count("ok    tractor") == 2
 
 
 def test_a_season_of_ismcts_and_greedy_times_out_nobody_and_shows_time_per_move(tmp_path):

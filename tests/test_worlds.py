@@ -11,6 +11,8 @@ from arena.cards import parse
 from arena.games.cherki import FACE_NAMES, KIND, ready_pairs
 from arena.games.cherki import GAME as CHERKI
 from arena.games.cherki import face as cherki_face
+from arena.games.tractor import GAME as TRACTOR
+from arena.games.tractor import face as tractor_face
 from arena.games.vandtia import GAME as VANDTIA
 
 POSITIONS = 1000
@@ -252,3 +254,150 @@ def test_a_cherki_playout_replays_through_apply():
                 replayed.apply(action)
             assert replayed.result() == result and replayed.moves == played.moves
         assert not state.is_over()  # the copies played, the original did not move
+
+
+# -- Tractor ------------------------------------------------------------------------------
+
+
+def tractor_positions(variant, count, seed):
+    from arena_bots.greedy_tractor import GreedyTractor
+
+    rng = random.Random(seed)
+    for g in range(count):
+        state = TRACTOR.new_state(variant, 4, seed * 100000 + g)
+        greedy = GreedyTractor()
+        for _ in range(rng.randrange(130 if variant == "deal" else 400)):
+            if state.is_over():
+                break
+            legal = state.legal_actions()
+            state.apply(greedy.act(state.observation(state.to_move), list(legal))
+                        if rng.random() < 0.6 else rng.choice(legal))
+        yield state, rng.randrange(4)
+
+
+def tractor_voids(observation) -> list[set]:
+    """The effective suits each seat has shown it lacks (a follow with another suit)."""
+    from arena.games.tractor import Order
+
+    o = observation
+    trump = None if o["trump"] in (None, "none") else "CDHS".index(o["trump"])
+    order = Order(o["level_rank"], trump)
+    voids = [set() for _ in range(4)]
+    for trick in o["tricks"] + [o["trick"]]:
+        for seat, cards in trick["plays"][1:]:
+            led = order.suit[tractor_face(trick["plays"][0][1][0])]
+            if any(order.suit[tractor_face(c)] != led for c in cards):
+                voids[seat].add(led)
+    return voids, order
+
+
+def tractor_shown(observation) -> list[Counter]:
+    """Cards each seat showed (declared; the dealer: a turned-up kitty), less those it has
+    played since."""
+    o = observation
+    declared = [b for b in o["bids"] if b["bid"] != "pass"]
+    shown = [Counter() for _ in range(4)]
+    for b in declared:
+        for f, k in Counter(tractor_face(c) for c in b["bid"]).items():
+            shown[b["seat"]][f] = max(shown[b["seat"]][f], k)
+    if not declared and o["phase"] != "bid":
+        shown[o["dealer"]].update(tractor_face(c) for c in o["kitty"])
+    for trick in o["tricks"] + [o["trick"]]:
+        for seat, cards in trick["plays"]:
+            shown[seat].subtract(tractor_face(c) for c in cards)
+    return [Counter({f: k for f, k in c.items() if k > 0}) for c in shown]
+
+
+@pytest.mark.parametrize("variant", ["deal", "match"])
+def test_a_tractor_world_fits_everything_its_seat_knows(variant):
+    rng = random.Random(4)
+    voided = 0
+    for state, seat in tractor_positions(variant, POSITIONS // 2, 2):
+        seen = state.observation(seat)
+        world = TRACTOR.world(seen, rng)
+        assert world.observation(seat) == seen
+        assert sorted(world.all_faces()) == sorted(state.all_faces())
+        if state.is_over():
+            continue
+        if seat == state.to_move:
+            assert world.legal_actions() == state.legal_actions()
+        if seen["phase"] == "play":  # a seat that showed a void holds none of that suit
+            voids, order = tractor_voids(seen)
+            for q in range(4):
+                if q != seat and voids[q]:
+                    voided += 1
+                    assert not {order.suit[f] for f in world.hand_list(q)} & voids[q]
+        for _ in range(3):
+            if not world.is_over():
+                world.apply(rng.choice(world.legal_actions()))
+    assert voided > 20
+
+
+def test_tractor_hidden_cards_are_uniform_given_the_voids():
+    """Late in a deal, with seats void in some suits: where the sampler puts the unseen
+    cards matches rejection sampling (deal them uniformly, keep the deals that respect
+    every void) - a two-sample chi-square on (card, place) counts."""
+    from scipy.stats import chi2_contingency
+
+    for state, seat in tractor_positions("deal", 400, 9):
+        seen = state.observation(seat)
+        if seen["phase"] != "play" or len(seen["hand"]) > 7:
+            continue
+        voids, order = tractor_voids(seen)
+        if sum(bool(voids[q]) for q in range(4) if q != seat) >= 2:
+            break
+    else:
+        pytest.fail("no late position with two void seats")
+    others = [q for q in range(4) if q != seat]
+    hidden = [f for q in others for f in state.hand_list(q)] + list(state.buried)
+    sizes = [len(state.hand_list(q)) for q in others] + [8]
+    if seat == state.dealer:
+        hidden, sizes = hidden[:-8], sizes[:-1]
+
+    def places(hands):
+        return Counter((f, i) for i, hand in enumerate(hands) for f in hand)
+
+    rng = random.Random(1)
+    worlds = TRACTOR.worlds(seen, rng)
+    sampled = Counter()
+    for _ in range(2000):
+        world = next(worlds)
+        sampled += places([world.hand_list(q) for q in others] +
+                          ([] if seat == state.dealer else [world.buried]))
+    shown = tractor_shown(seen)
+    rejected, kept = Counter(), 0
+    while kept < 2000:
+        cards = list(hidden)
+        rng.shuffle(cards)
+        hands, start = [], 0
+        for n in sizes:
+            hands.append(cards[start:start + n])
+            start += n
+        if any(order.suit[f] in voids[q] for q, hand in zip(others, hands[:3], strict=True)
+               for f in hand):
+            continue
+        if any(Counter(hands[i] + (hands[3] if q == state.dealer and len(hands) > 3 else []))
+               [f] < k for i, q in enumerate(others) for f, k in shown[q].items()):
+            continue  # a card it showed (declared, or the turned-up kitty) is elsewhere
+        kept += 1
+        rejected += places(hands)
+    cells = [c for c in set(sampled) | set(rejected) if sampled[c] + rejected[c] >= 30]
+    table = [[sampled[c] for c in cells], [rejected[c] for c in cells]]
+    assert len(cells) > 10 and chi2_contingency(table).pvalue > 1e-4, table
+
+
+@pytest.mark.parametrize("variant", ["deal", "match"])
+def test_a_tractor_playout_replays_through_apply(variant):
+    for state, _ in tractor_positions(variant, 60, 6):
+        if state.is_over():
+            continue
+        played, trace = state.copy(), []
+        result = played.playout(random.Random(state.moves), trace, 0.5)
+        replayed = state.copy()
+        for action in trace:
+            replayed.apply(action)
+        assert replayed.moves == played.moves and replayed.levels == played.levels
+        if variant == "deal":
+            assert replayed.result() == result
+        else:  # a match's playout stops at the end of the deal it is in
+            assert replayed.deal_number == state.deal_number + 1 or replayed.is_over()

@@ -50,6 +50,19 @@ def games(registry) -> None:
     print_renderable(table)
 
 
+def _declared(per_game: dict) -> str:
+    """A bot's declared options with their defaults; a default that differs by game is
+    followed by the games that differ: ``iterations=200 (tractor: 30)``."""
+    first = next(iter(per_game.values())).options
+    out = []
+    for key in dict.fromkeys(k for e in per_game.values() for k in e.options):
+        value = first.get(key)
+        other = ", ".join(f"{g}: {e.options.get(key)}" for g, e in per_game.items()
+                          if e.options.get(key) != value)
+        out.append(f"{key}={value}" + (f" ({other})" if other else ""))
+    return ", ".join(out)
+
+
 @cli.command()
 @click.pass_obj
 def bots(registry) -> None:
@@ -61,9 +74,8 @@ def bots(registry) -> None:
     table = Table("bot", "games", "options", "source")
     for name, per_game in registry.bots().items():
         sources = sorted({entry.source for entry in per_game.values()})
-        declared = {k: v for e in per_game.values() for k, v in (e.options or {}).items()}
         options = ("any" if any(e.options is None for e in per_game.values()) else
-                   ", ".join(f"{k}={v}" for k, v in declared.items()) or "none")
+                   _declared(per_game) or "none")
         table.add_row(name, ", ".join(per_game), options, "; ".join(sources))
     print_renderable(table)
     for source, error in registry.broken.items():

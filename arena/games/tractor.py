@@ -46,7 +46,7 @@ from itertools import product
 from .. import cards as C
 from ..errors import GameError, IllegalAction
 from ..hookspecs import hookimpl
-from . import Finished, Game, check_keys, competition_ranks
+from . import Finished, Game, Result, check_keys, competition_ranks
 
 SJ, BJ = 52, 53
 TRUMP = 4  # the effective suit of every trump
@@ -393,6 +393,46 @@ class TractorState(Finished):
         if not self.over:
             self._set_result("forfeit", 1 - seat % 2)
 
+    # -- search -------------------------------------------------------------------------
+
+    def copy(self) -> TractorState:
+        """An independent copy (no events), for search."""
+        new = TractorState.__new__(TractorState)
+        new.__dict__.update(self.__dict__)
+        new.levels, new.history = list(self.levels), list(self.history)
+        if hasattr(self, "hands"):
+            new.hands = [list(h) for h in self.hands]
+            new.kitty, new.bids, new.buried = list(self.kitty), list(self.bids), list(self.buried)
+            new.picks, new.trick, new.tricks = list(self.picks), list(self.trick), list(self.tricks)
+        new.events = None
+        return new
+
+    def playout(self, rng: random.Random, trace: list | None = None,
+                greedy: float = 0.0) -> Result:
+        """Play on to the end through ``apply`` and return the result: each move uniformly
+        random among the legal actions or, with probability ``greedy``, the first of them -
+        a pass, the lowest bury, lead or pick (legal lists are in card order, lowest first).
+        Modifies this state (``copy`` first); ``trace`` receives the actions.
+
+        In a ``match`` the playout ends with the deal it is in (the rest of a match of up to
+        60 deals would cost a hundred times more): the result is then the one a match would
+        have with the levels as they stand (scores: each team's level margin; reason
+        ``"deal"``)."""
+        rand = rng.random
+        deal = self.deal_number
+        while not self.over and self.deal_number == deal:
+            legal = self.legal_actions()
+            action = legal[0] if greedy and rand() < greedy else legal[int(rand() * len(legal))]
+            if trace is not None:
+                trace.append(action)
+            self.apply(action)
+        if self.over:
+            return self.result()
+        a, b = self.levels
+        ranks = [1, 1, 1, 1] if a == b else competition_ranks(
+            [0 if p % 2 == (0 if a > b else 1) else 1 for p in range(4)])
+        return Result(ranks, [self._margin(p % 2) for p in range(4)], "deal", self.moves)
+
     # -- what a seat knows --------------------------------------------------------------
 
     def observation(self, seat: int) -> dict:
@@ -562,6 +602,148 @@ class Tractor(Game):
 
     DEAL_KEYS = ("hands", "kitty", "bidding_start", "trump", "dealer", "buried", "leader",
                  "points", "levels", "seed", "partial")
+
+    def world(self, observation: dict, rng: random.Random) -> TractorState:
+        """A full state consistent with everything the observing seat knows, the cards it
+        has not seen dealt uniformly among the deals that fit (``arena.games.dealing``):
+        its hand and picks, every card played this deal, the kitty and the bury where it
+        sees them, every count, the cards a seat showed in a declaration (in its hand until
+        it plays them - or, for the dealer, possibly buried) and the turned-up kitty (in the
+        dealer's hand or bury), and every suit a seat has shown it lacks by not following
+        (it holds none of that effective suit). Not used: what a follow's shape implies (a
+        seat that did not follow a pair with a pair holds no pair of that suit), nor others'
+        unfinished picks. Later deals of a match are drawn afresh. Reads only the
+        observation."""
+        return next(self.worlds(observation, rng))
+
+    def worlds(self, observation: dict, rng: random.Random):
+        """``world`` again and again for one observation, which it reads once."""
+        from collections import Counter
+
+        from .dealing import Dealer
+
+        o = observation
+        me, phase, dealer = o["seat"], o["phase"], o["dealer"]
+        trump_known = o["trump"] is not None
+        trump = None if o["trump"] in (None, "none") else C.SUITS.index(o["trump"])
+        order = Order(o["level_rank"], trump) if trump_known else None
+        plays = [p for t in o["tricks"] for p in t["plays"]] + list(o["trick"]["plays"])
+        played: list[list[int]] = [[], [], [], []]
+        for seat, cards in plays:
+            played[seat] += [face(n) for n in cards]
+        voids: list[set[int]] = [set(), set(), set(), set()]
+        for trick in o["tricks"] + [o["trick"]]:
+            led = trick["plays"][0][1] if trick["plays"] else None
+            for seat, cards in trick["plays"][1:]:
+                suit = order.suit[face(led[0])]
+                if any(order.suit[face(n)] != suit for n in cards):
+                    voids[seat].add(suit)
+        declared = [b for b in o["bids"] if b["bid"] != "pass"]
+        kitty_public = phase != "bid" and not declared
+        shown = [Counter() for _ in range(4)]
+        for b in declared:
+            for f, k in Counter(face(n) for n in b["bid"]).items():
+                shown[b["seat"]][f] = max(shown[b["seat"]][f], k)
+        if kitty_public:
+            shown[dealer].update(face(n) for n in o["kitty"])
+        for seat in range(4):
+            for f in played[seat]:
+                if shown[seat][f]:
+                    shown[seat][f] -= 1
+        own = [face(n) for n in o["hand"]]
+        unseen = Counter(f for f in range(54) for _ in (0, 1))
+        unseen.subtract(own)
+        for seat in range(4):
+            unseen.subtract(played[seat])
+        mine_buried = [face(n) for n in o["buried"]] if o["buried"] else []
+        unseen.subtract(mine_buried)
+        others = [q for q in range(4) if q != me]
+        place = {q: i for i, q in enumerate(others)}
+        sizes = [25 - len(played[q]) + (8 if phase == "bury" and q == dealer else 0)
+                 for q in others]
+        extra = None  # the hidden kitty (bidding) or the hidden bury (after it)
+        if phase == "bid":
+            extra = "kitty"
+        elif phase in ("play", "over") and me != dealer:
+            extra = "buried"
+        if extra:
+            sizes.append(8)
+        hidden_at = len(others) if extra else None
+
+        def allowed(f: int, seats) -> frozenset:
+            suit = order.suit[f] if order else None
+            return frozenset(place[q] for q in seats if suit not in voids[q])
+
+        groups = []
+        for q in others:
+            for f, k in shown[q].items():
+                if k <= 0:
+                    continue
+                unseen[f] -= k
+                where = allowed(f, [q]) | (frozenset([hidden_at]) if extra == "buried"
+                                           and q == dealer else frozenset())
+                groups.append(([f] * k, where))
+        for f, k in unseen.items():
+            if k < 0:
+                raise GameError("no world fits this observation")
+            if k:
+                where = allowed(f, others) | (frozenset([hidden_at]) if extra else frozenset())
+                groups.append(([f] * k, where))
+        deals = Dealer(groups, sizes)
+        if not deals.ways:
+            raise GameError("no world fits this observation")
+        standing, first, passes = None, None, 0
+        for b in o["bids"]:
+            if b["bid"] == "pass":
+                passes += 1
+                continue
+            faces = [face(n) for n in b["bid"]]
+            strength = 4 if faces[0] == BJ else 3 if faces[0] == SJ else len(faces)
+            standing = (b["seat"], strength, faces[0] % 4 if strength <= 2 else None)
+            first = b["seat"] if first is None else first
+            passes = 0
+        while True:
+            places = deals.deal(rng)
+            hands = [own if q == me else places[place[q]] for q in range(4)]
+            state = TractorState(o["variant"], rng.getrandbits(63))
+            state.levels, state.dealer = list(o["levels"]), dealer
+            state.deal_number = o["deal"] - 1
+            state.history = [dict(h) for h in o["history"]]
+            visible_kitty = [face(n) for n in o["kitty"]] if o["kitty"] else None
+            if phase == "bid":
+                kitty = places[hidden_at]
+            elif visible_kitty is not None:
+                kitty = visible_kitty
+            else:  # never seen by this seat: eight of the dealer's cards
+                pool = hands[dealer] + (places[hidden_at] if extra == "buried" else [])
+                kitty = rng.sample(pool, 8)
+            state.start_deal(hands, kitty, o["bidding_start"])
+            state.level_rank = o["level_rank"]
+            state.bids = [dict(b) for b in o["bids"]]
+            state.standing, state.first_declarer, state.passes = standing, first, passes
+            state.trump, state.trump_known, state.kitty_public = trump, trump_known, kitty_public
+            state.order = order
+            state.phase, state.to_move = phase, o["to_move"]
+            state.picks = [face(n) for n in o["picks"]] if o["to_move"] == me else []
+            if phase in ("play", "over"):
+                state.buried = mine_buried if me == dealer else places[hidden_at]
+                state.leader = o["trick"]["leader"] if phase == "play" else None
+            state.trick = [(seat, sorted((face(n) for n in cards), key=order.key))
+                           for seat, cards in o["trick"]["plays"]]
+            state.tricks = [dict(t) for t in o["tricks"]]
+            state.points = o["points"]
+            state.moves = o["move"]
+            state.deal_moves = (len(o["bids"]) + (phase in ("play", "over")) + len(plays))
+            if phase == "over":
+                up = o["history"][-1]["up"]
+                if o["variant"] == "deal":
+                    state._set_result("out", up["team"], up["levels"])
+                elif max(state.levels) > 14:
+                    state._set_result("out", 0 if state.levels[0] > 14 else 1)
+                else:
+                    state._finish_match("cap")
+            state._legal = None
+            yield state
 
     def from_deal(self, variant: str, deal: dict, record: bool = False) -> TractorState:
         """A state from an explicit deal (tests, puzzles). Keys: ``hands`` (four lists of card
