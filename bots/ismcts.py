@@ -18,9 +18,9 @@ by world. Rollouts follow a cheap policy: each move is a greedy one with probabi
 uniformly random: two random Vändtia players reach the 250-move cap in 77 % of games, so a
 random playout mostly measures hand sizes at the cap, not who goes out first; greedy
 playouts end (about 72 moves, against 235) and so are faster as well as telling. Measured
-with ``benchmarks/strength.py``, 300 games on duplicate deals at 200 iterations: random
-rollouts won 55 % against ``greedy``, greedy rollouts 73 %. The answer is the most-visited
-root action.
+with ``benchmarks/strength.py`` on duplicate deals at 200 iterations: random rollouts won
+55 % against ``greedy`` (200 games), greedy rollouts 71 % (300 games). The answer is the
+most-visited root action.
 
 Options: ``iterations`` (per decision, default 200, 30 in Tractor: a season stays a pure
 function of its seed), ``think_s`` (a wall-clock budget per decision instead, when above 0: not
