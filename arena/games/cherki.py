@@ -438,6 +438,10 @@ class Cherki(Game):
             first = _ready_needs(pool, self._kinds(known[q]), 8 - len(known[q]), sizes[q] == 9)
             if not any(first[0]):
                 raise GameError("no world fits this observation")
+        if len(callers) == 2:  # the second caller's ways with every unseen card: a bound
+            q = callers[1]
+            bound = sum(_ready_needs(pool, self._kinds(known[q]), 8 - len(known[q]),
+                                     sizes[q] == 9)[0])
         while True:
             hands = {me: list(own)}
             locks: dict[int, int] = {}
@@ -453,9 +457,7 @@ class Cherki(Game):
                 else:
                     weights, needs = _ready_needs(counts, self._kinds(known[q]),
                                                   8 - len(known[q]), sizes[q] == 9)
-                    top = sum(_ready_needs(pool, self._kinds(known[q]), 8 - len(known[q]),
-                                           sizes[q] == 9)[0])
-                    if rng.random() * top >= sum(weights):
+                    if rng.random() * bound >= sum(weights):
                         accepted = False
                         break
                 (choice,) = rng.choices(range(len(READY_PATTERNS)), weights)

@@ -46,18 +46,20 @@ class Dealer:
             if 0 <= last <= room[allowed[-1]]:
                 yield dict(zip(allowed, (*head, last), strict=True))
 
+    def _terms(self, i: int, room: tuple[int, ...]):
+        """``(split, room left, ways)`` for each split of group ``i`` into ``room``."""
+        m = math.factorial(len(self.groups[i][0]))
+        for split in self._splits(i, room):
+            rest = tuple(r - split.get(j, 0) for j, r in enumerate(room))
+            yield split, rest, (m // math.prod(map(math.factorial, split.values()))
+                                * self._count(i + 1, rest))
+
     def _ways(self, i: int, room: tuple[int, ...]) -> int:
         if i == len(self.groups):
             if sum(room) != len(self.free):
                 return 0
             return math.factorial(len(self.free)) // math.prod(map(math.factorial, room))
-        m = math.factorial(len(self.groups[i][0]))
-        total = 0
-        for split in self._splits(i, room):
-            rest = tuple(r - split.get(j, 0) for j, r in enumerate(room))
-            total += m // math.prod(map(math.factorial, split.values())) * self._count(i + 1,
-                                                                                    rest)
-        return total
+        return sum(w for _, _, w in self._terms(i, room))
 
     def deal(self, rng: random.Random) -> list[list]:
         """One assignment, each fitting one equally likely: the cards of every place."""
@@ -66,19 +68,13 @@ class Dealer:
         places: list[list] = [[] for _ in self.sizes]
         room = self.sizes
         for i, (cards, _) in enumerate(self.groups):
-            m = math.factorial(len(cards))
-            options, weights = [], []
-            for split in self._splits(i, room):
-                rest = tuple(r - split.get(j, 0) for j, r in enumerate(room))
-                w = m // math.prod(map(math.factorial, split.values())) * self._count(i + 1, rest)
-                if w:
-                    options.append((split, rest))
-                    weights.append(w)
+            options = [t for t in self._terms(i, room) if t[2]]
+            weights = [w for _, _, w in options]
             pick, k = rng.randrange(sum(weights)), 0
             while pick >= weights[k]:
                 pick -= weights[k]
                 k += 1
-            split, rest = options[k]
+            split, rest, _ = options[k]
             shuffled = list(cards)
             rng.shuffle(shuffled)
             for j, n in split.items():
