@@ -94,3 +94,37 @@ def test_a_season_with_a_clock_bound_entrant_says_it_is_not_reproducible(tmp_pat
     show = subprocess.run(base + ["season", "show", "s"], capture_output=True, text=True,
                           timeout=600).stdout
     assert "not reproducible" in show
+
+
+def test_ismcts_credits_greedys_move_with_its_prior():
+    """With a prior far above its iterations, ismcts plays greedy's every move; without
+    one, its own."""
+    from arena_bots.greedy_tractor import GreedyTractor
+
+    def actions(make):
+        seats = [make(), PythonBot(RandomBot()), make(), PythonBot(RandomBot())]
+        return play_match(TRACTOR, "deal", seats, 11)[0].actions
+
+    greedy = actions(lambda: PythonBot(GreedyTractor()))
+    assert actions(lambda: Tuned(iterations=4, prior=1000)) == greedy
+    assert actions(lambda: Tuned(iterations=4, prior=0)) != greedy
+
+
+def test_ismcts_rewards_a_tractor_deal_by_its_winner_and_points():
+    """Half the rank (the winners of a deal may go up no levels), half the team's share of
+    the points: the winners always get more, and more points is more for the attackers."""
+    bot = ISMCTS()
+    bot.start({"seed": 0, "game": "tractor", "players": 4})
+    seen = []
+    for seed in range(30):
+        state = TRACTOR.new_state("deal", 4, seed)
+        result = state.playout(random.Random(seed), greedy=0.7)
+        reward = bot.reward(state, result)
+        winners = [p for p in range(4) if result.ranks[p] == 1]
+        assert min(reward[p] for p in winners) > max(reward[p] for p in range(4)
+                                                     if p not in winners)
+        attackers = state.attackers
+        seen.append((state.points, reward[attackers]))
+    seen.sort()
+    assert [r for _, r in seen] == sorted(r for _, r in seen)  # monotone in points
+    assert len({p for p, _ in seen}) > 5

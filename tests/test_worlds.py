@@ -11,6 +11,7 @@ from arena.cards import parse
 from arena.games.cherki import FACE_NAMES, KIND, ready_pairs
 from arena.games.cherki import GAME as CHERKI
 from arena.games.cherki import face as cherki_face
+from arena.games.tractor import FACE_NAMES as TRACTOR_NAMES
 from arena.games.tractor import GAME as TRACTOR
 from arena.games.tractor import face as tractor_face
 from arena.games.vandtia import GAME as VANDTIA
@@ -386,13 +387,16 @@ def test_tractor_hidden_cards_are_uniform_given_the_voids():
     assert len(cells) > 10 and chi2_contingency(table).pvalue > 1e-4, table
 
 
-@pytest.mark.parametrize("variant", ["deal", "match"])
-def test_a_tractor_playout_replays_through_apply(variant):
+@pytest.mark.parametrize("variant, greedy", [("deal", 0.0), ("deal", 0.5), ("deal", 1.0),
+                                             ("match", 0.5)])
+def test_a_tractor_playout_replays_through_apply(variant, greedy):
+    """The playout plays tricks on the state's own counts, a whole follow at a time; its
+    trace, replayed through ``apply`` (which checks every pick), ends in the same place."""
     for state, _ in tractor_positions(variant, 60, 6):
         if state.is_over():
             continue
         played, trace = state.copy(), []
-        result = played.playout(random.Random(state.moves), trace, 0.5)
+        result = played.playout(random.Random(state.moves), trace, greedy)
         replayed = state.copy()
         for action in trace:
             replayed.apply(action)
@@ -401,3 +405,70 @@ def test_a_tractor_playout_replays_through_apply(variant):
             assert replayed.result() == result
         else:  # a match's playout stops at the end of the deal it is in
             assert replayed.deal_number == state.deal_number + 1 or replayed.is_over()
+        assert replayed.points == played.points and replayed.tricks == played.tricks
+
+
+def _tractor_turns(kind):
+    """Positions in the play phase where the mover leads (``kind="lead"``) or follows a
+    lead of two or more cards with no picks made yet."""
+    for state, _ in tractor_positions("deal", 400, 9):
+        if state.is_over() or state.phase != "play" or state.picks:
+            continue
+        if kind == "lead" and not state.trick:
+            yield state
+        elif kind == "follow" and state.trick and len(state.trick[0][1]) > 1:
+            yield state
+
+
+def test_a_random_tractor_playout_leads_uniformly_among_the_legal_leads():
+    rng, tested = random.Random(3), 0
+    for state in _tractor_turns("lead"):
+        legal = state.legal_actions()
+        if len(legal) < 2:
+            continue
+        first = Counter()
+        for _ in range(40 * len(legal)):
+            trace = []
+            state.copy().playout(rng, trace)
+            first[trace[0]] += 1
+        assert set(first) == set(legal)
+        assert chisquare([first[a] for a in legal]).pvalue > 1e-4, (legal, first)
+        tested += 1
+        if tested == 5:
+            break
+    assert tested == 5
+
+
+def test_a_random_tractor_follow_can_be_every_legal_follow():
+    """A random follow is drawn whole; every follow that pick-by-pick ``apply`` allows
+    comes up, and nothing else."""
+    rng, tested = random.Random(4), 0
+    for state in _tractor_turns("follow"):
+        n = len(state.trick[0][1])
+        follows, frontier = set(), [state]
+        while frontier:  # every legal follow, by the legal picks
+            s = frontier.pop()
+            for a in s.legal_actions():
+                t = s.copy()
+                t.apply(a)
+                if t.moves == state.moves:
+                    frontier.append(t)  # picks still to make
+                elif t.trick and t.trick[-1][0] == state.to_move:
+                    follows.add(tuple(sorted(TRACTOR_NAMES[f] for f in t.trick[-1][1])))
+                else:  # the follow ended the trick
+                    follows.add(tuple(sorted(t.tricks[-1]["plays"][-1][1])))
+            if len(follows) > 40:
+                break
+        if len(follows) > 40 or len(follows) < 2:
+            continue
+        seen = set()
+        for _ in range(60 * len(follows)):
+            trace = []
+            state.copy().playout(rng, trace)
+            seen.add(tuple(sorted(a.split()[1] for a in trace[:n])))
+        names = follows
+        assert seen == names, (names - seen, seen - names)
+        tested += 1
+        if tested == 5:
+            break
+    assert tested == 5

@@ -73,6 +73,9 @@ def points(f: int) -> int:
     return 5 if r == 5 else 10 if r in (10, 13) else 0
 
 
+POINTS = [points(f) for f in range(54)]
+
+
 class Order:
     """Effective suit and tier of every face, for one level rank and trump suit."""
 
@@ -409,10 +412,17 @@ class TractorState(Finished):
 
     def playout(self, rng: random.Random, trace: list | None = None,
                 greedy: float = 0.0) -> Result:
-        """Play on to the end through ``apply`` and return the result: each move uniformly
-        random among the legal actions or, with probability ``greedy``, the first of them -
-        a pass, the lowest bury, lead or pick (legal lists are in card order, lowest first).
-        Modifies this state (``copy`` first); ``trace`` receives the actions.
+        """Play on to the end and return the result. Modifies this state (``copy`` first);
+        ``trace`` receives the actions, which replay through ``apply``.
+
+        Each move is random or, with probability ``greedy``, a cheap greedy one. Bids and
+        the bury go through ``apply`` (random: uniform over the legal actions; greedy: pass,
+        and bury the cheapest cards). Tricks are played on the state's own counts, a whole
+        follow at a time, by :meth:`_lead` and :meth:`_follow` (no legal lists, no strings):
+        a random lead is uniform over the legal leads, a random follow of *n* cards is drawn
+        whole - uniformly chosen pairs of the led suit as many as must be played, then
+        uniformly chosen cards of the led suit, then of the rest of the hand. The greedy
+        policy is ``greedy``'s (arena_bots.greedy_tractor) on the state's own cards.
 
         In a ``match`` the playout ends with the deal it is in (the rest of a match of up to
         60 deals would cost a hundred times more): the result is then the one a match would
@@ -420,18 +430,122 @@ class TractorState(Finished):
         ``"deal"``)."""
         rand = rng.random
         deal = self.deal_number
-        while not self.over and self.deal_number == deal:
+        while not self.over and self.deal_number == deal and (
+                self.phase != "play" or self.picks):
             legal = self.legal_actions()
-            action = legal[0] if greedy and rand() < greedy else legal[int(rand() * len(legal))]
+            if greedy and rand() < greedy:
+                action = legal[0] if self.phase != "bury" else min(legal, key=self._bury_cost)
+            else:
+                action = legal[int(rand() * len(legal))]
             if trace is not None:
                 trace.append(action)
             self.apply(action)
+        while not self.over and self.deal_number == deal:
+            p = self.to_move
+            choose = greedy and rand() < greedy
+            if self.trick:
+                faces = self._follow(p, rng, choose)
+                if trace is not None:
+                    trace += ["pick " + FACE_NAMES[f] for f in faces]
+            else:
+                faces = self._lead(p, rng, choose)
+                if trace is not None:
+                    trace.append("play " + " ".join(FACE_NAMES[f] for f in faces))
+            self._legal = None
+            self._play(p, faces)
         if self.over:
             return self.result()
         a, b = self.levels
         ranks = [1, 1, 1, 1] if a == b else competition_ranks(
             [0 if p % 2 == (0 if a > b else 1) else 1 for p in range(4)])
         return Result(ranks, [self._margin(p % 2) for p in range(4)], "deal", self.moves)
+
+    def _bury_cost(self, action: str) -> tuple:
+        f = face(action[5:])
+        return (self.order.suit[f] == TRUMP, POINTS[f] > 0,
+                self.hands[self.to_move][f] - self.picks.count(f) == 2, self.order.tier[f])
+
+    def _lead(self, p: int, rng: random.Random, greedy: bool) -> list[int]:
+        """A lead for a playout: uniformly random among the legal leads, or greedy's (a
+        plain tractor, a plain pair of the two top tiers, a plain top card, else the
+        cheapest plain single, else the cheapest card)."""
+        hand, suit, tier = self.hands[p], self.order.suit, self.order.tier
+        held = [f for f in range(54) if hand[f]]
+        pairs = [f for f in held if hand[f] == 2]
+        runs = tractors(pairs, self.order) if len(pairs) > 1 else []
+        if not greedy:
+            k = int(rng.random() * (len(held) + len(pairs) + len(runs)))
+            if k < len(held):
+                return [held[k]]
+            if k < len(held) + len(pairs):
+                return [pairs[k - len(held)]] * 2
+            return [f for f in runs[k - len(held) - len(pairs)] for _ in (0, 1)]
+        plain = [r for r in runs if suit[r[0]] != TRUMP]
+        if plain:
+            best = max(plain, key=lambda r: (len(r), tier[r[-1]]))
+            return [f for f in best for _ in (0, 1)]
+        tops = [f for f in pairs if suit[f] != TRUMP and tier[f] >= 10]
+        if tops:
+            return [max(tops, key=tier.__getitem__)] * 2
+        singles = [f for f in held if suit[f] != TRUMP]
+        aces = [f for f in singles if tier[f] == 11]
+        if aces:
+            return [aces[0]]
+        return [min(singles or held, key=lambda f: (POINTS[f] > 0, tier[f], f))]
+
+    def _follow(self, p: int, rng: random.Random, greedy: bool) -> list[int]:
+        """A whole legal follow of the trick's lead for a playout (rules "Following"): the
+        pairs of the led suit that must be played, then cards of the led suit, then others.
+        Random: each choice uniform. Greedy (greedy's): when the partner is winning, the
+        cards with most points; a single card that wins a trick holding points, as cheaply
+        as it can; else the cheapest cards."""
+        hand, order = self.hands[p], self.order
+        suit, tier = order.suit, order.tier
+        led = self.trick[0][1]
+        n, s = len(led), suit[led[0]]
+        mine = [f for f in range(54) if hand[f]]
+        mine += [f for f in mine if hand[f] == 2]
+        in_suit = [f for f in mine if suit[f] == s]
+        if greedy:
+            plays = self.trick
+            if n == 1:
+                winner, best = _single_winner(plays, order)
+            else:
+                winner = trick_winner(plays, order)
+            if winner % 2 == p % 2:
+                def rank(f):
+                    return (-POINTS[f], tier[f], f)
+            else:
+                def rank(f):
+                    return (POINTS[f] > 0, suit[f] == TRUMP, tier[f], f)
+                if n == 1:
+                    pool = in_suit or mine
+                    at_stake = sum(POINTS[c[0]] for _, c in plays)
+                    if at_stake + max(POINTS[f] for f in pool) > 0:
+                        wins = [f for f in pool if (tier[f] + 100 if suit[f] == TRUMP else
+                                                    tier[f] if suit[f] == s else -1) > best]
+                        if wins:
+                            return [min(wins, key=lambda f: (suit[f] == TRUMP, tier[f], f))]
+
+            def take(pool, k):
+                return sorted(pool, key=rank)[:k]
+        else:
+            def take(pool, k):
+                return rng.sample(pool, k)
+        if len(in_suit) < n:  # short: all of the led suit, then anything
+            rest = [f for f in mine if suit[f] != s]
+            return in_suit + take(rest, n - len(in_suit))
+        if n == 1:
+            return take(in_suit, 1)
+        pairs = sorted({f for f in in_suit if hand[f] == 2})
+        chosen = take(pairs, min(n // 2, len(pairs)))
+        out = [f for f in chosen for _ in (0, 1)]
+        if len(out) < n:
+            rest = list(in_suit)
+            for f in out:
+                rest.remove(f)
+            out += take(rest, n - len(out))
+        return out
 
     # -- what a seat knows --------------------------------------------------------------
 
@@ -530,6 +644,8 @@ def trick_winner(trick: list[tuple[int, list[int]]], order: Order) -> int:
     """Rules "Winning": only plays of the lead's shape, wholly in the led suit or (when a
     plain suit was led) wholly in trumps, compete; trumps beat the plain suit, else the
     higher top tier; at equal strength the earlier play."""
+    if len(trick[0][1]) == 1:  # singles: every play is one card, no shapes to compare
+        return _single_winner(trick, order)[0]
     lead = shape(trick[0][1], order)
     best_seat, best = trick[0][0], (1 if lead[1] == TRUMP else 0, lead[2])
     for seat, faces in trick[1:]:
@@ -545,6 +661,25 @@ def trick_winner(trick: list[tuple[int, list[int]]], order: Order) -> int:
         if strength > best:
             best_seat, best = seat, strength
     return best_seat
+
+
+def _single_winner(trick: list[tuple[int, list[int]]], order: Order) -> tuple[int, int]:
+    """The seat winning a trick of single cards so far, and its strength (trumps count
+    above every plain tier)."""
+    suit, tier = order.suit, order.tier
+    seat, (f,) = trick[0]
+    led = suit[f]
+    best = tier[f] + (100 if led == TRUMP else 0)
+    for s, (f,) in trick[1:]:
+        if suit[f] == TRUMP:
+            strength = tier[f] + 100
+        elif suit[f] == led:
+            strength = tier[f]
+        else:
+            continue
+        if strength > best:
+            seat, best = s, strength
+    return seat, best
 
 
 def completable(hand: list[int], picks: list[int], led: list[int], order: Order) -> bool:
