@@ -23,17 +23,17 @@ import time
 
 from arena.bot import PythonBot
 from arena.cards import keyed_seed
-from arena.plugins import parse_entrant
+from arena.plugins import parse_entrant, typed_option
 from arena.referee import play_match
 from arena_bots.greedy import GreedyVandtia
 from arena_bots.greedy_cherki import GreedyCherki
 from arena_bots.greedy_tractor import GreedyTractor
-from arena_bots.ismcts import ISMCTS, OPTIONS, TRACTOR
+from arena_bots.ismcts import CHERKI, ISMCTS, OPTIONS, TRACTOR
 from arena_bots.randombot import RandomBot
 
 CLASSES = {("vandtia", "greedy"): GreedyVandtia, ("tractor", "greedy"): GreedyTractor,
            ("cherki", "greedy"): GreedyCherki}
-DEFAULTS = {"tractor": TRACTOR}  # ismcts's options by game, as it registers them
+DEFAULTS = {"tractor": TRACTOR, "cherki": CHERKI}  # ismcts's options by game, as it registers them
 
 
 class Timed(PythonBot):
@@ -59,10 +59,11 @@ class Timed(PythonBot):
 
 def make(game: str, entrant: str) -> Timed:
     name, options = parse_entrant(entrant)
-    typed = {k: (float(v) if "." in v else int(v)) for k, v in options.items()}
     if name == "ismcts":
-        return Timed(ISMCTS(), entrant, {**DEFAULTS.get(game, OPTIONS), **typed})
-    return Timed(RandomBot() if name == "random" else CLASSES[game, name](), entrant, typed)
+        defaults = DEFAULTS.get(game, OPTIONS)
+        typed = {k: typed_option(k, v, defaults.get(k), True) for k, v in options.items()}
+        return Timed(ISMCTS(), entrant, {**defaults, **typed})
+    return Timed(RandomBot() if name == "random" else CLASSES[game, name](), entrant, {})
 
 
 def elo(score: float) -> float:
@@ -113,7 +114,7 @@ def table(game_name: str, variant: str, candidates: list[str], field: list[str],
     game = Registry().game(game_name)
     out = {}
     for cand in candidates:
-        money, games, wins = 0.0, 0, 0
+        money, games, wins, per_game = 0.0, 0, 0, []
         bot = make(game_name, cand)
         others = [make(game_name, f) for f in field]
         for deal in range(deals):
@@ -123,9 +124,10 @@ def table(game_name: str, variant: str, candidates: list[str], field: list[str],
                 match, _ = play_match(game, variant, seats, deal_seed)
                 me = order.index(0)
                 money += match.result.scores[me]
+                per_game.append(match.result.scores[me])
                 wins += match.result.reason == "win" and match.result.ranks[me] == 1
                 games += 1
-        out[cand] = {"money": money / games, "games": games, "wins": wins,
+        out[cand] = {"money": money / games, "games": games, "wins": wins, "per_game": per_game,
                      "ms": 1000 * bot.spent / max(1, bot.decisions)}
     return out
 
@@ -149,9 +151,18 @@ def main() -> None:
         deals = max(1, args.games // 6)
         print(f"cherki: each bot at a table with {', '.join(field)}, {deals} deals in all six "
               "seatings")
-        for name, r in table("cherki", args.variant, names, field, deals, args.seed).items():
+        results = table("cherki", args.variant, names, field, deals, args.seed)
+        for name, r in results.items():
             print(f"{name}: {r['money']:+.1f} money per game, won {r['wins']} of "
                   f"{r['games']} games, {r['ms']:.1f} ms per decision")
+        first = names[0]
+        for other in names[1:]:  # the same deals and seatings: paired game by game
+            diffs = [x - y for x, y in zip(results[first]["per_game"],
+                                           results[other]["per_game"])]
+            half = 1.96 * statistics.stdev(diffs) / math.sqrt(len(diffs))
+            mean = statistics.fmean(diffs)
+            print(f"{first} - {other}: {mean:+.1f} [{mean - half:+.1f}, {mean + half:+.1f}] "
+                  "money per game (95 %, paired by deal and seating)")
         return
     print(f"{args.game} {args.variant}, {args.games} games per pair on duplicate deals")
     for i, a in enumerate(names):

@@ -31,9 +31,11 @@ def test_ismcts_is_reproducible_with_the_same_seed_and_options():
     other = play_match(VANDTIA, "cardems", [Tuned(iterations=31), PythonBot(RandomBot())],
                        5)[0].actions
     assert other != runs[0]  # the options are used
-    table = [Tuned(iterations=20), PythonBot(RandomBot()), PythonBot(RandomBot())]
-    cherki = [play_match(CHERKI, "standard", table, 3)[0].actions for _ in range(2)]
-    assert cherki[0] == cherki[1]
+    for sweep in (0, 1):
+        table = [Tuned(iterations=20, sweep=sweep), PythonBot(RandomBot()),
+                 PythonBot(RandomBot())]
+        cherki = [play_match(CHERKI, "standard", table, 3)[0].actions for _ in range(2)]
+        assert cherki[0] == cherki[1]
 
 
 @pytest.mark.parametrize("game, variants", [
@@ -45,7 +47,7 @@ def test_ismcts_never_plays_an_illegal_action_in_200_random_games(game, variants
     rng = random.Random(0)
     for g in range(200):
         variant, players = variants[g % len(variants)]
-        seats = [Tuned(iterations=1 if game is TRACTOR else 4)] + [
+        seats = [Tuned(iterations=1 if game is TRACTOR else 4, sweep=g % 2)] + [
             PythonBot(RandomBot()) for _ in range(players - 1)]
         rng.shuffle(seats)
         match, _ = play_match(game, variant, seats, g)
@@ -128,3 +130,24 @@ def test_ismcts_rewards_a_tractor_deal_by_its_winner_and_points():
     seen.sort()
     assert [r for _, r in seen] == sorted(r for _, r in seen)  # monotone in points
     assert len({p for p, _ in seen}) > 5
+
+
+def test_ismcts_plays_greedys_move_in_the_phase_named_by_greedy_in():
+    from arena_bots.greedy_cherki import GreedyCherki
+
+    bot, seen = Tuned(iterations=20, sweep=True, greedy_in="discard"), []
+    search = bot.act
+
+    def act(observation, legal):
+        action = search(observation, legal)
+        seen.append((observation, list(legal), action))
+        return action
+
+    bot.act = act
+    for seed in range(3):
+        play_match(CHERKI, "standard", [bot, PythonBot(GreedyCherki()),
+                                        PythonBot(RandomBot())], seed)
+    discards = [(o, legal, a) for o, legal, a in seen
+                if o["phase"] == "discard" and len(legal) > 1]
+    assert len(discards) > 20
+    assert all(GreedyCherki().act(o, legal) == a for o, legal, a in discards)

@@ -91,6 +91,7 @@ def discard_calls(kinds: list[int]) -> dict[int, tuple[int, ...]]:
 
 
 _NONE: dict[int, tuple[int, ...]] = {}
+_FACES = range(30)
 
 
 class CherkiState(Finished):
@@ -262,32 +263,72 @@ class CherkiState(Finished):
 
     def playout(self, rng: random.Random, trace: list | None = None,
                 greedy: float = 0.0) -> Result:
-        """Play on to the end through ``apply`` and return the result: each move uniformly
-        random among the legal actions or, with probability ``greedy``, a cheap greedy one
-        (call when ready; take a discard that makes a triple, or wins; else draw; discard a
-        card of the kind held least). Modifies this state (``copy`` first); ``trace``
-        receives the actions."""
-        rand = rng.random
-        while not self.over:
-            legal = self.legal_actions()
-            if greedy and rand() < greedy:
-                action = self._greedy(legal)
-            else:
-                action = legal[int(rand() * len(legal))]
-            if trace is not None:
-                trace.append(action)
-            self.apply(action)
-        return self.result()
+        """Play on to the end and return the result: each move uniformly random among the
+        legal actions or, with probability ``greedy``, a cheap greedy one (call when ready;
+        take a discard that makes a triple, or wins; else draw; discard a card of the kind
+        held least). Modifies this state (``copy`` first); ``trace`` receives the actions.
 
-    def _greedy(self, legal: tuple) -> str:
-        if legal[0].startswith("call") or "call" in legal[-1]:
-            return next(a for a in legal if "call" in a)
-        p, kinds = self.to_move, self.kinds[self.to_move]
-        if self.phase == "turn":
-            if "take" in legal and (self.locked[p] is not None or kinds[KIND[self.pile[-1]]] >= 2):
-                return "take"
-            return "draw" if "draw" in legal else legal[0]
-        return min(legal, key=lambda a: min(kinds[KIND[FACES[a.split()[1]]]], 3))
+        One loop over the state's own counts: the legal actions are counted and chosen
+        among as numbers, in the order ``legal_actions`` lists them, and no action string
+        is built unless ``trace`` asks for it (a test replays traces through ``apply``)."""
+        rand = rng.random
+        hands, kinds_of, locked, stock, pile = (self.hands, self.kinds, self.locked,
+                                                 self.stock, self.pile)
+        while not self.over:
+            p = self.to_move
+            kinds = kinds_of[p]
+            self.moves += 1
+            if self.phase == "turn":
+                lock = locked[p]
+                calls = ready_pairs(kinds) if lock is None else ()
+                take = bool(pile) and (lock is None or KIND[pile[-1]] == lock)
+                n = len(calls) + (1 if stock else 0) + take
+                if greedy and rand() < greedy:
+                    if calls:
+                        x = 0
+                    elif take and (lock is not None or kinds[KIND[pile[-1]]] >= 2):
+                        x = n - 1
+                    else:
+                        x = 0  # draw when there is stock, else the take
+                else:
+                    x = int(rand() * n)
+                if x < len(calls):
+                    if trace is not None:
+                        trace.append(CALL[calls[x]])
+                    self._call(p, calls[x])
+                else:
+                    how = "draw" if stock and x == len(calls) else "take"
+                    if trace is not None:
+                        trace.append(how)
+                    self._pick_up(p, how)
+            else:
+                if self.forced is not None:
+                    f, call = self.forced, None
+                else:
+                    hand = hands[p]
+                    held = [f for f in _FACES if hand[f]]
+                    calls = discard_calls(kinds)
+                    if calls:
+                        options = []
+                        for f in held:
+                            options.append((f, None))
+                            options += [(f, c) for c in calls.get(KIND[f], ())]
+                    if greedy and rand() < greedy:
+                        if calls:
+                            f, call = next(o for o in options if o[1] is not None)
+                        else:
+                            f, call = min(held, key=lambda f: min(kinds[KIND[f]], 3)), None
+                    elif calls:
+                        f, call = options[int(rand() * len(options))]
+                    else:
+                        f, call = held[int(rand() * len(held))], None
+                if trace is not None:
+                    trace.append(DISCARD[f] if call is None else DISCARD_CALL[f][call])
+                self._discard(p, f, call)
+            if not self.over and self.moves >= MOVE_CAP:
+                self._end(None, "cap")
+        self._legal = None
+        return self.result()
 
     # -- what a seat knows ----------------------------------------------------------------
 
