@@ -158,7 +158,7 @@ def main() -> None:
         first = names[0]
         for other in names[1:]:  # the same deals and seatings: paired game by game
             diffs = [x - y for x, y in zip(results[first]["per_game"],
-                                           results[other]["per_game"])]
+                                           results[other]["per_game"], strict=True)]
             half = 1.96 * statistics.stdev(diffs) / math.sqrt(len(diffs))
             mean = statistics.fmean(diffs)
             print(f"{first} - {other}: {mean:+.1f} [{mean - half:+.1f}, {mean + half:+.1f}] "

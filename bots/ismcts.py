@@ -38,9 +38,12 @@ discard, so ``greedy_in="discard"`` leaves the discard to ``greedy``. Measured w
 ``benchmarks/strength.py --game cherki`` (a table with ``greedy`` and ``random``, 40 deals
 in all six seatings, against ``greedy``'s +22.8 in the same seat): one tree, +17.5 money a
 game; sweeps of every decision, +15.8; sweeps of the discard only, +10.7; sweeps of the
-turn only, +25.6 (and +25.5 against +21.8 on other deals). Why the discard goes wrong is not
-known: the worlds deal the others' hands uniformly, where real players hold pairs and
-triples they kept, and a rollout's discards know nothing of dead cards.
+turn only, +25.6 (and +25.5 against +21.8 on other deals; +22.7 against +23.4 on a third
+set: the edge is within the noise, ±10 money a game on 240 games). Why the discard goes
+wrong: not the worlds - judged by rollouts from the true deal (the others' real hands, the
+stock reshuffled), the discards sweeps choose are better than greedy's in 49 positions - but
+the rollouts themselves, whose players (all greedy, no dead cards counted) are not the
+table's: a discard that is best against rollout players is not best against these.
 
 Options: ``iterations`` (per decision, default 200, 30 in Tractor: a season stays a pure
 function of its seed; with sweeps, the playouts of all actions together), ``think_s`` (a
@@ -48,7 +51,7 @@ wall-clock budget per decision instead, when above 0: not reproducible), ``c`` (
 exploration constant), ``greedy`` (the rollouts' share of greedy moves, 0 for uniformly
 random playouts; 1 in Tractor and Cherki), ``prior`` (visits credited to greedy's move; 0,
 and 5 in Tractor), ``sweep`` (false; true in Cherki), ``greedy_in`` (a phase, as the
-observation names it, whose decisions are greedy's without search; "", and "discard" in
+observation names it, whose decisions are greedy's without search; "none", and "discard" in
 Cherki).
 """
 
@@ -61,7 +64,7 @@ import time
 import arena
 
 OPTIONS = {"iterations": 200, "think_s": 0.0, "c": 0.7, "greedy": 0.9, "prior": 0,
-           "sweep": False, "greedy_in": ""}
+           "sweep": False, "greedy_in": "none"}
 #: Tractor's decisions are dearer (a playout is a whole deal of tricks): 30 iterations keep
 #: a decision near 40 ms of CPU here, as 200 do in Vändtia (17 ms) and Cherki (36 ms). So
 #: few cannot tell apart twenty moves, so greedy's move is credited 5 visits (``prior``) and

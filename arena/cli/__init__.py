@@ -57,10 +57,17 @@ def _declared(per_game: dict) -> str:
     out = []
     for key in dict.fromkeys(k for e in per_game.values() for k in e.options):
         value = first.get(key)
-        other = ", ".join(f"{g}: {e.options.get(key)}" for g, e in per_game.items()
+        other = ", ".join(f"{g}: {_written(e.options.get(key))}" for g, e in per_game.items()
                           if e.options.get(key) != value)
-        out.append(f"{key}={value}" + (f" ({other})" if other else ""))
+        out.append(f"{key}={_written(value)}" + (f" ({other})" if other else ""))
     return ", ".join(out)
+
+
+def _written(value) -> str:
+    """An option's value as it is written after ``NAME:key=``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 @cli.command()
