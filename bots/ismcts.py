@@ -66,9 +66,9 @@ import arena
 OPTIONS = {"iterations": 200, "think_s": 0.0, "c": 0.7, "greedy": 0.9, "prior": 0,
            "sweep": False, "greedy_in": "none"}
 #: Tractor's decisions are dearer (a playout is a whole deal of tricks): 30 iterations keep
-#: a decision near 40 ms of CPU here, as 200 do in Vändtia (17 ms) and Cherki (36 ms). So
-#: few cannot tell apart twenty moves, so greedy's move is credited 5 visits (``prior``) and
-#: the rollouts are wholly greedy.
+#: a decision near 40 ms of CPU here, as 200 do in Vändtia (17 ms) and Cherki (30 ms). That
+#: few cannot tell twenty moves apart: greedy's move is credited 5 visits (``prior``), and the
+#: rollouts are wholly greedy.
 TRACTOR = {**OPTIONS, "iterations": 30, "greedy": 1.0, "prior": 5}
 #: Cherki: the turn (call, draw or take) is searched by sweeps with greedy rollouts; the
 #: discard is greedy's (see the module's docstring for why).
