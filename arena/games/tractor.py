@@ -422,7 +422,8 @@ class TractorState(Finished):
         a random lead is uniform over the legal leads, a random follow of *n* cards is drawn
         whole - uniformly chosen pairs of the led suit as many as must be played, then
         uniformly chosen cards of the led suit, then of the rest of the hand. The greedy
-        policy is ``greedy``'s (arena_bots.greedy_tractor) on the state's own cards.
+        policy is the ``greedy`` bot's (arena_bots.greedy_tractor) on the state's own cards,
+        except that it makes a follow of several cards whole, not pick by pick.
 
         In a ``match`` the playout ends with the deal it is in (the rest of a match of up to
         60 deals would cost a hundred times more): the result is then the one a match would
