@@ -59,7 +59,7 @@ class BotEntry:
                 known = ", ".join(self.options) or "none"
                 raise ArenaError(f"bot {self.name!r} has no option {key!r} (options: {known})")
             default = (self.options or {}).get(key)
-            options[key] = typed_option(key, text, default, self.options is not None)
+            options[key] = _typed(key, text, default, self.options is not None)
         return replace(self, name=entrant, spec={**self.spec, "options": options})
 
 
@@ -104,9 +104,7 @@ def split_entrants(value: str) -> list[str]:
     return out
 
 
-def typed_option(key: str, text: str, default, declared: bool):
-    """An option's value from its text, typed like its default (ArenaError if it cannot
-    be)."""
+def _typed(key: str, text: str, default, declared: bool):
     kind = type(default) if declared and default is not None else None
     if kind is bool or (kind is None and text in ("true", "false")):
         if text not in ("true", "false", "1", "0"):

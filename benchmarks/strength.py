@@ -23,17 +23,16 @@ import time
 
 from arena.bot import PythonBot
 from arena.cards import keyed_seed
-from arena.plugins import parse_entrant, typed_option
+from arena.plugins import parse_entrant
 from arena.referee import play_match
 from arena_bots.greedy import GreedyVandtia
 from arena_bots.greedy_cherki import GreedyCherki
 from arena_bots.greedy_tractor import GreedyTractor
-from arena_bots.ismcts import CHERKI, ISMCTS, OPTIONS, TRACTOR
+from arena_bots.ismcts import ISMCTS
 from arena_bots.randombot import RandomBot
 
 CLASSES = {("vandtia", "greedy"): GreedyVandtia, ("tractor", "greedy"): GreedyTractor,
            ("cherki", "greedy"): GreedyCherki}
-DEFAULTS = {"tractor": TRACTOR, "cherki": CHERKI}  # ismcts's options by game, as it registers them
 
 
 class Timed(PythonBot):
@@ -58,12 +57,15 @@ class Timed(PythonBot):
 
 
 def make(game: str, entrant: str) -> Timed:
-    name, options = parse_entrant(entrant)
+    """The entrant in-process, its options typed over the game's defaults by the registry
+    (as ``season run`` has them)."""
+    from arena.plugins import Registry
+
+    name, _ = parse_entrant(entrant)
+    options = Registry().bot(entrant, game).spec.get("options", {})
     if name == "ismcts":
-        defaults = DEFAULTS.get(game, OPTIONS)
-        typed = {k: typed_option(k, v, defaults.get(k), True) for k, v in options.items()}
-        return Timed(ISMCTS(), entrant, {**defaults, **typed})
-    return Timed(RandomBot() if name == "random" else CLASSES[game, name](), entrant, {})
+        return Timed(ISMCTS(), entrant, options)
+    return Timed(RandomBot() if name == "random" else CLASSES[game, name](), entrant, options)
 
 
 def elo(score: float) -> float:
