@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import arena
 from arena.cards import SUITS
-from arena.games.tractor import FACE_NAMES, TRUMP, Order, face, points, trick_winner
+from arena.games.tractor import FACE_NAMES, TRUMP, Order, bury_cost, face, points, trick_winner
 
 
 def _order(observation) -> Order:
@@ -61,8 +61,7 @@ class GreedyTractor:
 
         def cost(action):
             f = face(action.split()[1])
-            pair = hand.count(f) - picked.count(f) == 2
-            return (order.suit[f] == TRUMP, points(f) > 0, pair, order.tier[f])
+            return bury_cost(f, hand.count(f) - picked.count(f), order)
 
         return min(legal, key=cost)
 

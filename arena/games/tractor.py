@@ -463,8 +463,7 @@ class TractorState(Finished):
 
     def _bury_cost(self, action: str) -> tuple:
         f = face(action[5:])
-        return (self.order.suit[f] == TRUMP, POINTS[f] > 0,
-                self.hands[self.to_move][f] - self.picks.count(f) == 2, self.order.tier[f])
+        return bury_cost(f, self.hands[self.to_move][f] - self.picks.count(f), self.order)
 
     def _lead(self, p: int, rng: random.Random, greedy: bool) -> list[int]:
         """A lead for a playout: uniformly random among the legal leads, or greedy's (a
@@ -662,6 +661,13 @@ def trick_winner(trick: list[tuple[int, list[int]]], order: Order) -> int:
         if strength > best:
             best_seat, best = seat, strength
     return best_seat
+
+
+def bury_cost(f: int, left: int, order: Order) -> tuple:
+    """How dear burying ``f`` is, of which ``left`` copies are still held and not picked:
+    trumps, then point cards, then a card that breaks a pair, then higher tiers (the
+    ``greedy`` bot's bury and the playouts' greedy one)."""
+    return (order.suit[f] == TRUMP, POINTS[f] > 0, left == 2, order.tier[f])
 
 
 def _single_winner(trick: list[tuple[int, list[int]]], order: Order) -> tuple[int, int]:
