@@ -51,6 +51,8 @@ def parse(card_name: str) -> int:
 
 def deck(copies: int = 1) -> list[int]:
     """``copies`` standard 52-card decks, in a fixed order (shuffle with a seeded rng)."""
+    if copies == 1:
+        return list(FULL_DECK)
     return [c for c in FULL_DECK for _ in range(copies)]
 
 

@@ -29,9 +29,21 @@ class Observing:
 
     def new_state(self, variant, players, seed, record=False):
         state = GAME.new_state(variant, players, seed, record)
-        if self.observation is not None:
-            state.observation = lambda seat: self.observation
-        return state
+        return state if self.observation is None else _Fixed(state, self.observation)
+
+
+class _Fixed:
+    """A state whose every observation is the one given (the compiled engine's states take
+    no new attributes, so this wraps one)."""
+
+    def __init__(self, state, observation):
+        self._state, self._observation = state, observation
+
+    def observation(self, seat):
+        return self._observation
+
+    def __getattr__(self, name):
+        return getattr(self._state, name)
 
 
 def main() -> None:

@@ -39,26 +39,40 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
 
     game = registry.game(game_name)
     variant = game.check(variant, players)
-    stick = yardstick(yardstick_path, n * 2, seed) if yardstick_path else None
-    engine = engine_games(game, variant, players, n, seed)
+    # With a yardstick, it runs before every row and after the last, and a row's ratio is to
+    # the mean of the runs on either side of it: the machine's speed drifts (other work), and
+    # the two sides of a ratio should meet the same drift.
+    sticks = []
+
+    def measure(fn, *args, **kwargs):
+        if yardstick_path and not sticks:
+            sticks.append(yardstick(yardstick_path, n, seed))
+        row = fn(*args, **kwargs)
+        if yardstick_path:
+            sticks.append(yardstick(yardstick_path, n, seed))
+            row["stick"] = (sticks[-2]["games_per_s"] + sticks[-1]["games_per_s"]) / 2
+        return row
+
+    engine = measure(engine_games, game, variant, players, n, seed)
     playouts = []
     if hasattr(game.new_state(variant, players, seed), "playout"):
         playouts = [("playout from the deal (copy + play out)",
-                     playout_games(game, variant, players, n, seed)),
+                     measure(playout_games, game, variant, players, n, seed)),
                     ("playout from mid-game (copy + play out)",
-                     playout_games(game, variant, players, n, seed, midgame=True))]
-    ref = referee_games(game, variant, players, max(1, n // 4), seed)
+                     measure(playout_games, game, variant, players, n, seed, midgame=True))]
+    ref = measure(referee_games, game, variant, players, max(1, n // 4), seed)
     entry = registry.bot("random", game.name)
-    boxed = referee_games(game, variant, players, max(1, n // 4), seed, entry)
-    bare = referee_games(game, variant, players, max(1, n // 4), seed, bare=True)
+    boxed = measure(referee_games, game, variant, players, max(1, n // 4), seed, entry)
+    bare = measure(referee_games, game, variant, players, max(1, n // 4), seed, bare=True)
     table = Table("what", "games", "CPU s", "games/s per core", "moves/game", "asked/game",
-                  *(["× yardstick"] if stick else []))
-    ratio = (lambda r: [f"{r['games_per_s'] / stick['games_per_s']:.2f}"]) if stick else (
-        lambda r: [])
-    if stick:
-        table.add_row("yardstick (two-player random Vändtia, one loop)", str(stick["games"]),
-                      "", f"{stick['games_per_s']:,.0f}", f"{stick['moves_per_game']:.1f}", "",
-                      "1.00")
+                  *(["× yardstick"] if sticks else []))
+    ratio = (lambda r: [f"{r['games_per_s'] / r['stick']:.2f}"]) if sticks else (lambda r: [])
+    if sticks:
+        rates = [s["games_per_s"] for s in sticks]
+        table.add_row(f"yardstick (two-player random Vändtia, one loop), {len(sticks)} runs",
+                      f"{len(sticks)} × {sticks[0]['games']}", "",
+                      f"{min(rates):,.0f}-{max(rates):,.0f}",
+                      f"{sticks[0]['moves_per_game']:.1f}", "", "1.00")
     table.add_row("engine (state API, random choice)", str(engine["games"]),
                   f"{engine['cpu_s']:.2f}", f"{engine['games_per_s']:,.0f}",
                   f"{engine['moves_per_game']:.1f}", "", *ratio(engine))
@@ -72,6 +86,9 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
         table.add_row(label, str(r["games"]), f"{r['cpu_s']:.2f}", f"{r['games_per_s']:,.0f}",
                       f"{r['moves_per_game']:.1f}", f"{r['asked_per_game']:.1f}", *ratio(r))
     print_renderable(table)
+    if game.name == "vandtia":
+        from ..games.vandtia import ENGINE
+        click.echo(f"Vändtia engine: {ENGINE}")
     click.echo(f"legal lists: longest {engine['longest_legal']} actions, slowest to build "
                f"{engine['slowest_legal_us']:.0f} us (over {max(1, n // 10)} games)")
     rt = round_trip(entry, game, variant, players, min(20000, max(200, n * 10)), seed)

@@ -60,6 +60,7 @@ RULES = {
 _PLAY_CARDS: dict[str, tuple[int, ...]] = {}
 _PLAY_NAMES: dict[tuple[int, ...], str] = {}
 _SWAP_CARDS: dict[str, tuple[int, ...]] = {}
+_SWAP_NAMES: dict[tuple[int, ...], str] = {}
 _FLIPS = ("flip 0", "flip 1", "flip 2")
 _FLIP_SLOT = {a: i for i, a in enumerate(_FLIPS)}
 _NAMES = tuple(C.CARD_NAMES.get(c, "") for c in range(max(C.CARD_NAMES) + 1))  # card -> name
@@ -161,10 +162,71 @@ def _plays(cards: list[int], top: int, must: int | None = None,
     return out
 
 
-def _swap_name(cards: tuple[int, ...]) -> str:
-    name = "swap " + " ".join(C.CARD_NAMES[c] for c in cards)
-    _SWAP_CARDS[name] = cards
-    return name
+# top -> a bit for every card that may go on it (rank << 2 | suit): the legal list gives
+# their plays by rank, lowest first - 2s, 10s, then from the top up
+_ON = tuple(sum(15 << (r << 2) for r in range(2, 15) if top <= 2 or r in (2, 10) and r < top
+                or r >= top) for top in range(15))
+# (rank << 8 | suits << 4 | known suits) -> the plays of that group (filled as they are met)
+_GROUPS: list = [None] * (15 << 8)
+
+
+def _group(key: int) -> tuple[str, ...]:
+    r, m, k = key >> 8, key >> 4 & 15, key & 15
+    cards = [(r << 2) | s for s in range(4) if m >> s & 1]
+    if k:
+        plays = _choice_plays(tuple(c for c in cards if k >> (c & 3) & 1),
+                              tuple(c for c in cards if not k >> (c & 3) & 1), None)
+    else:
+        plays = _group_plays(tuple(cards))
+    _GROUPS[key] = plays
+    return plays
+
+
+def _plays1(cards: list[int], top: int, known: list[int] | None) -> tuple[str, ...]:
+    """``_plays`` for a single deck, without a starting card: the same list, from a bit
+    per card (rank << 2 | suit) of the stage and of its known cards, each group's plays
+    looked up once made."""
+    one = 1
+    mask = seen = 0
+    for c in cards:
+        mask |= one << c
+    if known:
+        for c in known:
+            seen |= one << c
+    on = _ON[top]
+    mask &= on
+    out = ()
+    for r in range(2, 15):
+        m = mask >> (r << 2) & 15
+        if m:
+            k = seen >> (r << 2) & m
+            key = (r << 8) | (m << 4) | (0 if k == m else k)
+            plays = _GROUPS[key]
+            out += _group(key) if plays is None else plays
+    return out
+
+
+def _starter_plays(hand: list[int], top: int, must: int, known: list[int]) -> tuple[str, ...]:
+    """The ``german`` starter's plays: those that include its starting card ``must``."""
+    return tuple([a for a in _plays(hand, top, must, known) if must in _PLAY_CARDS[a]])
+
+
+def _flips(facedown: list) -> tuple[str, ...]:
+    return tuple([_FLIPS[i] for i in range(3) if facedown[i] is not None])
+
+
+def _swaps(visible: list[int], k: int) -> tuple[str, ...]:
+    """The set-up swaps of a seat whose hand and face-up cards are ``visible`` (sorted): one
+    per set of ``k`` cards to lie face-up, in order (with two decks, each set once)."""
+    out = []
+    for cards in (combinations(visible, k) if len(set(visible)) == len(visible) else
+                  sorted(set(combinations(visible, k)))):
+        name = _SWAP_NAMES.get(cards)
+        if name is None:
+            name = _SWAP_NAMES[cards] = "swap " + " ".join([_NAMES[c] for c in cards])
+            _SWAP_CARDS[name] = cards
+        out.append(name)
+    return tuple(out)
 
 
 def _greedy_choice(src: list[int], shift: int, top: int, b0: int, tens: int, a1: int,
@@ -194,6 +256,28 @@ def _greedy_choice(src: list[int], shift: int, top: int, b0: int, tens: int, a1:
     return b0 + tens + pos - a2
 
 
+_BITS = tuple(n.bit_length() for n in range(106))  # n -> bits, for shuffles of two decks
+
+
+def _shuffle(rng: random.Random, cards: list) -> None:
+    """``rng.shuffle(cards)``: the same permutation from the same generator (a test holds
+    the two equal), in the engine's own code - compiled with it - for a ``random.Random``
+    (anything else shuffles itself)."""
+    if type(rng) is not random.Random or len(cards) >= len(_BITS):
+        rng.shuffle(cards)
+        return
+    bits = rng.getrandbits
+    i = len(cards) - 1
+    while i > 0:
+        n = i + 1
+        k = _BITS[n]
+        j = bits(k)
+        while j >= n:
+            j = bits(k)
+        cards[i], cards[j] = cards[j], cards[i]
+        i -= 1
+
+
 def _remove_known(known: list[int], played) -> None:
     for c in played:
         if c in known:
@@ -209,6 +293,7 @@ class VandtiaState:
          self.starter_must_include) = RULES[variant]
         self.variant = variant
         self.n = players
+        self.single = Vandtia.decks(variant, players) == 1
         self.dealer = dealer
         self.hands = [sorted(h) for h in hands]  # stage cards are kept sorted (legal memo)
         self.faceup = [sorted(f) for f in faceup]
@@ -283,31 +368,31 @@ class VandtiaState:
             p = self.to_move
             hand = self.hands[p]
             if self.must_include is not None:
-                legal = tuple(a for a in _plays(hand, self.top(), self.must_include,
-                                                self.known[p])
-                              if self.must_include in _PLAY_CARDS[a])
+                legal = _starter_plays(hand, self.top(), self.must_include, self.known[p])
             elif hand:
-                legal = _plays(hand, self.top(), known=self.known[p])
+                legal = (_plays1(hand, self.top(), self.known[p]) if self.single else
+                         _plays(hand, self.top(), known=self.known[p]))
                 if self.draw_allowed and self.stock:
                     legal += _DRAW
                 elif not legal:
                     legal = _PICKUP
             elif self.faceup[p]:
-                legal = _plays(self.faceup[p], self.top()) or _PICKUP
+                legal = (_plays1(self.faceup[p], self.top(), None) if self.single else
+                         _plays(self.faceup[p], self.top())) or _PICKUP
             else:
-                legal = tuple(_FLIPS[i] for i, c in enumerate(self.facedown[p]) if c is not None)
+                legal = _flips(self.facedown[p])
         self._legal = legal
         return legal
 
-    def _swaps(self, p: int) -> list[str]:
-        visible = sorted(self.hands[p] + self.faceup[p])
-        k = len(self.faceup[p])
-        return tuple(_swap_name(combo) for combo in sorted(set(combinations(visible, k))))
+    def _swaps(self, p: int) -> tuple[str, ...]:
+        return _swaps(sorted(self.hands[p] + self.faceup[p]), len(self.faceup[p]))
 
     # -- moves ---------------------------------------------------------------------------
 
     def apply(self, action: str) -> None:
-        legal = self.legal_actions()
+        legal = self._legal
+        if legal is None:
+            legal = self.legal_actions()
         if action not in legal:
             raise IllegalAction(f"{action!r} is not legal here")
         self._legal = None
@@ -617,7 +702,8 @@ class VandtiaState:
         self.faceup[p] = list(up)
         self.hands[p] = sorted(visible)
         self.known[p] = old_up  # face-up cards that went into the hand are public
-        self._event(p, "swap", "swap " + " ".join(C.names(up)), faceup=C.names(up))
+        if self.events is not None:
+            self._event(p, "swap", "swap " + " ".join(C.names(up)), faceup=C.names(up))
         self.swapping.pop(0)
         if self.swapping:
             self.to_move = self.swapping[0]
@@ -649,8 +735,9 @@ class VandtiaState:
         hand = self.hands[p]
         if hand:
             stage, src = HAND, hand
-            if self.known[p]:
-                _remove_known(self.known[p], cards)
+            known = self.known[p]
+            if known:
+                _remove_known(known, cards)
         else:
             stage, src = FACEUP, self.faceup[p]
         for c in cards:
@@ -749,8 +836,9 @@ class VandtiaState:
     def _next(self, p: int) -> None:
         n, out = self.n, self.out
         q = (p + 1) % n
-        while q in out:
-            q = (q + 1) % n
+        if out:
+            while q in out:
+                q = (q + 1) % n
         self.to_move = q
 
     def _event(self, seat: int, stage: str, action: str, **info) -> None:
@@ -837,7 +925,13 @@ class VandtiaState:
         """An independent copy (for search: play it out, the original stays as it is).
         Events are not copied: a copy records none."""
         new = VandtiaState.__new__(VandtiaState)
-        new.__dict__.update(self.__dict__)
+        (new.variant, new.n, new.single, new.dealer, new.draw_allowed, new.transparent7,
+         new.play_on, new.suit_order, new.starter_must_include, new.moves, new.must_include,
+         new.over, new.reason, new._ranks, new._legal, new.to_move) = (
+            self.variant, self.n, self.single, self.dealer, self.draw_allowed,
+            self.transparent7, self.play_on, self.suit_order, self.starter_must_include,
+            self.moves, self.must_include, self.over, self.reason, self._ranks, self._legal,
+            self.to_move)
         new.hands = [list(h) for h in self.hands]
         new.faceup = [list(f) for f in self.faceup]
         new.facedown = [list(f) for f in self.facedown]
@@ -846,6 +940,16 @@ class VandtiaState:
         new.out, new.swapping = list(self.out), list(self.swapping)
         new.events = None
         return new
+
+    FIELDS = ("variant", "n", "single", "dealer", "draw_allowed", "transparent7", "play_on",
+              "suit_order", "starter_must_include", "moves", "must_include", "over",
+              "reason", "_ranks", "_legal", "to_move", "hands", "faceup", "facedown", "known",
+              "stock", "pile", "burned", "out", "swapping", "events")
+
+    def fields(self) -> dict:
+        """Everything the state holds, by name (two states with equal fields are the same
+        position with the same history of what was shown)."""
+        return {f: getattr(self, f) for f in self.FIELDS}
 
     def all_cards(self) -> list[int]:
         """Every card in the game wherever it lies (for conservation checks)."""
@@ -881,7 +985,7 @@ class Vandtia(Game):
         rng = random.Random(C.derive_seed(seed, "deal"))
         dealer = rng.randrange(players)
         deck = C.deck(self.decks(variant, players))
-        rng.shuffle(deck)
+        _shuffle(rng, deck)
         hands, faceup, facedown = [], [], []
         for p in range(players):
             base = 9 * p
@@ -1020,7 +1124,7 @@ class Vandtia(Game):
         order = [(o["dealer"] + 1 + i) % n for i in range(n)]
         misses = 0
         while misses < 10000:
-            rng.shuffle(unseen)
+            _shuffle(rng, unseen)
             cards = iter(unseen)
             hands = [list(own) if p == o["seat"] else
                      known[p] + [next(cards) for _ in range(counts[p])] for p in range(n)]
@@ -1064,3 +1168,29 @@ GAME = Vandtia()
 @hookimpl
 def register_games(register):
     register(GAME)
+
+
+ENGINE = "pure Python"
+
+
+def _compiled():
+    """The compiled engine: this very module, compiled by Cython when arena was installed
+    (``setup.py``; optional), used only when it was built from this file as it is now - so
+    an edited source never runs behind a stale build - and ``ARENA_PURE`` is unset."""
+    import hashlib
+    import os
+
+    if os.environ.get("ARENA_PURE", "") not in ("", "0"):
+        return None
+    try:
+        from . import _vandtia
+    except ImportError:
+        return None
+    with open(__file__, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    return _vandtia if getattr(_vandtia, "SOURCE_SHA256", None) == digest else None
+
+
+if __name__ == "arena.games.vandtia" and (_fast := _compiled()) is not None:
+    globals().update({k: v for k, v in vars(_fast).items() if not k.startswith("__")})
+    ENGINE = "compiled (Cython)"

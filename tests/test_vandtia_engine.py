@@ -1,0 +1,101 @@
+"""The compiled Vändtia engine (vandtia.py compiled by Cython when arena is installed) plays
+exactly the games of the pure-Python module it is compiled from; the pure path itself runs
+every Vändtia test in tox's ``pure`` environment (``ARENA_PURE=1``)."""
+
+import importlib.util
+import os
+import random
+
+import pytest
+
+from arena.games import vandtia
+from arena.games.vandtia import GAME, _shuffle
+
+CONFIGS = [(v, n) for v, counts in GAME.variants.items() for n in counts]
+
+
+def pure_module():
+    """vandtia.py run as plain Python, under a name of its own."""
+    spec = importlib.util.spec_from_file_location("arena.games._vandtia_pure", vandtia.__file__)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.ENGINE == "pure Python"
+    return module
+
+
+def compiled_module():
+    if os.environ.get("ARENA_PURE", "") not in ("", "0"):
+        pytest.skip("ARENA_PURE is set: this run tests the pure-Python engine")
+    try:
+        from arena.games import _vandtia
+    except ImportError:
+        pytest.skip("arena was installed without the compiled engine (no C compiler)")
+    return _vandtia
+
+
+def test_the_compiled_engine_is_built_from_this_source_and_in_use():
+    fast = compiled_module()
+    assert vandtia.ENGINE == "compiled (Cython)"
+    assert GAME.__class__ is fast.Vandtia and vandtia.VandtiaState is fast.VandtiaState
+    assert GAME.new_state("cardems", 2, 0).__class__ is fast.VandtiaState
+
+
+def test_compiled_and_pure_engines_play_the_same_games():
+    """Random games of every variant and player count, in lockstep: the same legal lists,
+    observations and results, move by move; traced playouts and worlds the same too."""
+    compiled_module()
+    pure = pure_module().GAME
+    assert type(pure.new_state("cardems", 2, 0)) is not type(GAME.new_state("cardems", 2, 0))
+    for variant, players in CONFIGS:
+        for seed in range(60):
+            a = GAME.new_state(variant, players, seed, record=True)
+            b = pure.new_state(variant, players, seed, record=True)
+            rng = random.Random(seed)
+            while not a.is_over():
+                legal = a.legal_actions()
+                assert legal == b.legal_actions()
+                seat = a.to_move
+                assert a.observation(seat) == b.observation(seat)
+                if a.moves == 20:  # a world and a playout from here, in both engines
+                    o = a.observation(seat)
+                    assert (GAME.world(o, random.Random(seed)).fields()
+                            == pure.world(o, random.Random(seed)).fields())
+                    ta, tb = [], []
+                    assert (a.copy().playout(random.Random(seed), ta, greedy=0.5)
+                            == b.copy().playout(random.Random(seed), tb, greedy=0.5))
+                    assert ta == tb
+                action = legal[rng.randrange(len(legal))]
+                a.apply(action)
+                b.apply(action)
+            assert a.result() == b.result() and a.events == b.events
+            assert a.fields() == b.fields()
+
+
+@pytest.mark.parametrize("copies", [1, 2])
+def test_the_engines_shuffle_is_randoms_shuffle(copies):
+    """Deals depend on it: the same permutation as ``random.Random.shuffle`` from the same
+    generator state, for the decks the games use (and anything else falls back to it)."""
+    for seed in range(2000):
+        mine, theirs = list(range(52 * copies)), list(range(52 * copies))
+        a, b = random.Random(seed), random.Random(seed)
+        _shuffle(a, mine)
+        b.shuffle(theirs)
+        assert mine == theirs and a.getstate() == b.getstate()
+
+    class Mine(random.Random):
+        pass
+
+    cards = list(range(52))
+    _shuffle(Mine(3), cards)
+    expected = list(range(52))
+    random.Random(3).shuffle(expected)
+    assert cards == expected
+
+
+def test_a_state_names_all_it_holds_in_fields():
+    """``copy`` and the equality tests go by ``fields``: in the pure engine (where a state
+    has a ``__dict__``) nothing is held outside them."""
+    state = pure_module().GAME.new_state("german", 3, 1, record=True)
+    assert set(vars(state)) == set(state.FIELDS)
+    copied = state.copy()
+    assert copied.fields() == {**state.fields(), "events": None}
