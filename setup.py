@@ -26,9 +26,11 @@ if cythonize is not None and os.environ.get("ARENA_PURE", "") in ("", "0"):
                                        encoding="utf-8")
     shutil.copyfile("arena/games/vandtia.pxd", build / "_vandtia.pxd")
     ext_modules = cythonize(
-        [Extension("arena.games._vandtia", [str(build / "_vandtia.py")], optional=True)],
+        [Extension("arena.games._vandtia", [str(build / "_vandtia.py")])],
         include_path=["build/cython"],  # where _vandtia.pxd is found as arena/games/_vandtia.pxd
         compiler_directives={"language_level": 3, "annotation_typing": False},
         quiet=True)
+    for extension in ext_modules:  # cythonize's copies drop the flag: a failed compile
+        extension.optional = True  # leaves the pure module, it does not stop the install
 
 setup(ext_modules=ext_modules)

@@ -10,6 +10,7 @@ import pytest
 
 from arena.games import vandtia
 from arena.games.vandtia import GAME, _shuffle
+from arena.plugins import Registry
 
 CONFIGS = [(v, n) for v, counts in GAME.variants.items() for n in counts]
 
@@ -38,6 +39,7 @@ def test_the_compiled_engine_is_built_from_this_source_and_in_use():
     assert vandtia.ENGINE == "compiled (Cython)"
     assert GAME.__class__ is fast.Vandtia and vandtia.VandtiaState is fast.VandtiaState
     assert GAME.new_state("cardems", 2, 0).__class__ is fast.VandtiaState
+    assert Registry().game("vandtia") is GAME  # the hook registers the compiled game
 
 
 def test_compiled_and_pure_engines_play_the_same_games():

@@ -1192,5 +1192,8 @@ def _compiled():
 
 
 if __name__ == "arena.games.vandtia" and (_fast := _compiled()) is not None:
-    globals().update({k: v for k, v in vars(_fast).items() if not k.startswith("__")})
+    # everything but the hook, which stays a plain function (pluggy takes no other kind)
+    # and registers GAME - the compiled one from here on
+    globals().update({k: v for k, v in vars(_fast).items()
+                      if not k.startswith("__") and k != "register_games"})
     ENGINE = "compiled (Cython)"
