@@ -8,16 +8,33 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 
 from rich import box
 from rich.table import Table
 
-FIELDS = ["rank", "bot", "mu", "sigma", "score", "games", "wins", "draws", "losses",
-          "win_rate", "mean_score", "total_score", "faults", "suspended"]
+from . import stats
+
+FIELDS = ["rank", "bot", "mu", "sigma", "mu_low", "mu_high", "above_next", "score", "games",
+          "wins", "draws", "losses", "win_rate", "mean_score", "total_score", "faults",
+          "suspended"]
+SEPARATED = 0.95  # how sure a leaderboard must be that a bot is above the next one
+
+
+def above(a, b) -> float:
+    """The probability that ``a``'s skill exceeds ``b``'s: TrueSkill's posteriors are
+    normal, so their difference is normal with mean μa − μb and variance σa² + σb²."""
+    return stats.phi((a.mu - b.mu) / math.hypot(a.sigma, b.sigma))
 
 
 def rows(standings) -> list[dict]:
+    """Each bot's figures; ``mu_low``-``mu_high`` is μ ± 1.96σ, the 95 % interval of its
+    skill, and ``above_next`` the probability that it is stronger than the next bot down."""
+    standings = list(standings)
     return [{"rank": i, "bot": s.bot, "mu": round(s.mu, 6), "sigma": round(s.sigma, 6),
+             "mu_low": round(s.mu - stats.Z975 * s.sigma, 6),
+             "mu_high": round(s.mu + stats.Z975 * s.sigma, 6),
+             "above_next": (round(above(s, standings[i]), 6) if i < len(standings) else None),
              "score": round(s.score, 6), "games": s.games, "wins": s.wins, "draws": s.draws,
              "losses": s.losses, "win_rate": round(s.win_rate, 6),
              "mean_score": round(s.mean_score, 6), "total_score": round(s.total_score, 6),
@@ -51,17 +68,68 @@ def grid(*columns: str, title: str = "", wrap: tuple[str, ...] = (), right=()) -
 
 def table(standings, title: str = "") -> Table:
     """The leaderboard: ``μ−3σ`` is the conservative rating it is sorted by (``score`` in
-    the JSON and CSV exports), not to be confused with the mean score per game."""
-    figures = ("#", "μ", "σ", "μ−3σ", "games", "W/D/L", "win %", "mean score", "faults")
-    t = grid("#", "bot", "μ", "σ", "μ−3σ", "games", "W/D/L", "win %", "mean score", "faults",
-             title=title, wrap=("bot",), right=figures)
+    the JSON and CSV exports), not to be confused with the mean score per game; ``μ ±``
+    gives the 95 % interval of a skill (±1.96σ), and ``> next`` how likely a bot is to be
+    stronger than the one below it: under 95 % (marked ``≈``) the two are not separated."""
+    figures = ("#", "μ ± 1.96σ", "μ−3σ", "> next", "games", "W/D/L", "win %", "mean score",
+               "faults")
+    t = grid("#", "bot", *figures[1:], title=title, wrap=("bot",), right=figures)
     for r in rows(standings):
         bot = r["bot"] + (" (suspended)" if r["suspended"] else "")
-        t.add_row(str(r["rank"]), bot, f"{r['mu']:.2f}", f"{r['sigma']:.2f}",
-                  f"{r['score']:.2f}", str(r["games"]),
+        p = r["above_next"]
+        nxt = "" if p is None else ("" if p >= SEPARATED else "≈ ") + f"{100 * p:.0f} %"
+        t.add_row(str(r["rank"]), bot, f"{r['mu']:.1f} ± {stats.Z975 * r['sigma']:.1f}",
+                  f"{r['score']:.2f}", nxt, str(r["games"]),
                   f"{r['wins']}/{r['draws']}/{r['losses']}", f"{100 * r['win_rate']:.1f}",
                   f"{r['mean_score']:+.2f}", str(r["faults"]))
     return t
+
+
+def pairwise(results, bots: list[str]) -> dict[tuple[str, str], stats.Estimate]:
+    """Score, Elo with its 95 % interval and LOS of each bot against each other, on the
+    deals both played: a deal's score for ``a`` against ``b`` is the mean, over that deal's
+    matches (its seatings), of 1 when ``a`` placed better than ``b``, ½ when equal, 0 when
+    worse; the deals are the pairs of ``arena.stats``. ``results``: ``db.season_results``
+    rows ``(fixture, seed, seats, ranks, scores, faults)``; a bot holding several seats
+    counts with its best."""
+    order = {bot: i for i, bot in enumerate(bots)}
+    deals: dict[tuple[str, str], dict[int, list[float]]] = {}
+    for _, seed, seats, ranks, _, _ in results:
+        best: dict[str, int] = {}
+        for bot, rank in zip(seats, ranks, strict=True):
+            best[bot] = min(rank, best.get(bot, rank))
+        for a, ra in best.items():
+            for b, rb in best.items():
+                if (order.get(a, len(order)), a) < (order.get(b, len(order)), b):
+                    deals.setdefault((a, b), {}).setdefault(seed, []).append(
+                        1.0 if ra < rb else 0.5 if ra == rb else 0.0)
+    out = {}
+    for (a, b), by_deal in deals.items():
+        table: dict[float, int] = {}
+        for scores in by_deal.values():
+            s = sum(scores) / len(scores)
+            table[s] = table.get(s, 0) + 1
+        out[a, b] = stats.estimate(table)
+    return {k: out[k] for k in sorted(out, key=lambda k: (order.get(k[0], len(order)),
+                                                            order.get(k[1], len(order)), k))}
+
+
+def pairwise_table(estimates: dict[tuple[str, str], stats.Estimate]) -> Table | None:
+    if not estimates:
+        return None
+    t = grid("pair", "deals", "score", "Elo (95 %)", "LOS",
+             title="pairs (first vs second, on the same deals)", wrap=("pair",),
+             right=("deals", "score", "Elo (95 %)", "LOS"))
+    for (a, b), e in estimates.items():
+        t.add_row(f"{a} vs {b}", f"{e.pairs:.0f}",
+                  f"{100 * e.score:.1f} ± {100 * stats.Z975 * (e.variance / e.pairs) ** .5:.1f}",
+                  _elo_text(e), f"{100 * e.los:.1f} %")
+    return t
+
+
+def _elo_text(e: stats.Estimate) -> str:
+    """The Elo difference and its interval, which is not symmetric far from a score of ½."""
+    return f"{e.elo:+.0f} [{e.elo_low:+.0f}, {e.elo_high:+.0f}]"
 
 
 def crosstable(results, bots: list[str]) -> Table:

@@ -188,8 +188,8 @@ def test_tables_fit_an_80_column_terminal_without_cutting_anything(tmp_path):
     assert run.returncode == 0, run.stderr
     for args, wanted in ((("season", "list"), ["spring", "vandtia cardems 2p", "12/12"]),
                          (("leaderboard", "vandtia"), ["lowball", "μ−3σ", "mean score"]),
-                         (("season", "show", "spring", "--matches"),
-                          ["lowball", "random, greedy"])):
+                         (("season", "show", "spring", "--matches", "--pairs"),
+                          ["lowball", "random, greedy", "random vs greedy", "LOS"])):
         out = arena(*args, env=env).stdout
         assert "…" not in out and all(len(line) <= 80 for line in out.splitlines())
         for word in wanted:

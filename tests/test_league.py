@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import math
 import os
 import random
 import signal
@@ -18,8 +19,9 @@ import pytest
 from conftest import CRASHER
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rich.console import Console
 
-from arena import db, league
+from arena import db, league, stats
 from arena import leaderboard as views
 from arena.bench import SECOND_RANDOM
 from arena.errors import ArenaError
@@ -239,7 +241,7 @@ def test_leaderboard_json_and_csv_round_trip(engine, registry):
     assert {"bot", "mu", "sigma", "score", "games", "wins", "draws", "losses",
             "faults"} <= set(data[0])
     rows = list(csv.DictReader(io.StringIO(views.to_csv(standings))))
-    assert [{k: str(v) for k, v in d.items()} for d in data] == rows
+    assert [{k: "" if v is None else str(v) for k, v in d.items()} for d in data] == rows
 
 
 def test_a_season_name_that_exists_is_refused(engine, registry):
@@ -576,3 +578,47 @@ def test_ctrl_c_stops_a_season_marked_interrupted_and_resume_finishes_it(tmp_pat
     resumed = arena("season", "resume", "k", db_path=path)
     assert resumed.wait(timeout=600) == 0
     assert db.get_season(db.connect(f"sqlite:///{path}"), "k").status == "done"
+
+
+def test_the_leaderboard_gives_each_skill_its_interval_and_the_odds_over_the_next_bot(
+        engine, registry):
+    _season(engine, registry, rounds=3)
+    standings = league.standings(engine, registry, "vandtia", "cardems", 2, None)
+    data = views.rows(standings)
+    for r, s, below in zip(data, standings, [*standings[1:], None], strict=True):
+        assert r["mu_low"] == pytest.approx(s.mu - 1.959964 * s.sigma, abs=1e-5)
+        assert r["mu_high"] == pytest.approx(s.mu + 1.959964 * s.sigma, abs=1e-5)
+        if below is None:
+            assert r["above_next"] is None
+        else:  # the normal probability that this skill exceeds the next one's
+            z = (s.mu - below.mu) / (s.sigma ** 2 + below.sigma ** 2) ** 0.5
+            assert r["above_next"] == pytest.approx(0.5 * (1 + math.erf(z / 2 ** 0.5)),
+                                                    abs=1e-6)
+    # ... and the table marks two bots it cannot separate
+    a = Standing("a", mu=25.0, sigma=2.0, games=10, wins=5, losses=5)
+    b = Standing("b", mu=24.0, sigma=2.0, games=10, wins=5, losses=5)
+    console = Console(width=100, record=True)
+    console.print(views.table([a, b]))
+    assert "≈ 64 %" in console.export_text()
+
+
+def test_pairwise_figures_are_the_pentanomial_of_the_duplicate_deals(engine, registry):
+    """In a two-seat season each deal is played in both seatings: a pair scores 0, ¼, ½, ¾
+    or 1, and the pairwise table is arena.stats on those counts."""
+    row = _season(engine, registry, rounds=12)
+    results = list(db.season_results(engine, row.id))
+    by_deal: dict[tuple, list[float]] = {}
+    for _, seed, seats, ranks, _, _ in results:
+        if set(seats) == {"greedy", "random"}:
+            g = seats.index("greedy")
+            by_deal.setdefault(seed, []).append(1.0 if ranks[g] < ranks[1 - g] else
+                                                0.5 if ranks[g] == ranks[1 - g] else 0.0)
+    assert {len(v) for v in by_deal.values()} == {2}
+    counts = [0] * 5
+    for scores in by_deal.values():
+        counts[int(sum(scores) * 2)] += 1
+    pairs = views.pairwise(results, ["random", "greedy", "lowball"])
+    assert list(pairs) == [("random", "greedy"), ("random", "lowball"), ("greedy", "lowball")]
+    flipped = stats.estimate(stats.pentanomial(counts[::-1]))  # random's side of it
+    assert pairs["random", "greedy"] == flipped
+    assert pairs["random", "greedy"].pairs == 12 and pairs["random", "greedy"].los < 0.05

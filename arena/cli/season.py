@@ -198,8 +198,11 @@ def season_list(registry) -> None:
 @click.option("--matches", "list_matches", is_flag=True,
               help="Also list every stored match: id (for 'arena replay ID'), seats, ranks, "
               "faults.")
+@click.option("--pairs", is_flag=True,
+              help="Also every pair of bots on the deals both played: score ± 95 % interval, "
+              "Elo and LOS.")
 @click.pass_obj
-def season_show(registry, name, list_matches) -> None:
+def season_show(registry, name, list_matches, pairs) -> None:
     """Standings, crosstable and faults of season NAME."""
     from .. import db
     from .. import leaderboard as views
@@ -210,6 +213,11 @@ def season_show(registry, name, list_matches) -> None:
     results = list(db.results(engine, row.game, row.variant, row.players, row.name))
     _show_leaderboard(engine, registry, row)
     print_renderable(views.crosstable(results, json.loads(row.bots)))
+    if pairs:
+        table = views.pairwise_table(views.pairwise(db.season_results(engine, row.id),
+                                                    json.loads(row.bots)))
+        if table is not None:
+            print_renderable(table)
     matches = [(m.id, m.fixture, [s.bot for s in seats], [s.rank for s in seats], m.reason,
                 [s.fault for s in seats]) for m, seats in db.season_matches(engine, row.id)]
     for table in (views.faults_table((m[0], m[2], m[5]) for m in matches),
