@@ -274,7 +274,10 @@ def create_season(engine, defn, bots: list[BotRow], fixtures: int, rules: int = 
                                        "every_seating": defn.every_seating,
                                        "draw_partners": defn.draw_partners,
                                        "rules": rules,
-                                       **({"config": defn.config} if defn.config else {})}),
+                                       **({"config": defn.config} if defn.config else {}),
+                                       **({"kind": defn.kind} if defn.kind != "season"
+                                          else {}),
+                                       **({"sprt": defn.sprt} if defn.sprt else {})}),
                         fixtures=fixtures)
         session.add(row)
         try:
@@ -370,6 +373,20 @@ def rewrite_results(engine, season_id: int, results: list[dict]) -> None:
                     SeatRow.match_id == match_id, SeatRow.seat == seat).values(
                     rank=res["ranks"][seat], score=res["scores"][seat],
                     **_seat_extras(r, seat)))
+
+
+def end_at(engine, season_id: int, fixtures: int) -> None:
+    """End a season after its first ``fixtures`` fixtures (a match its SPRT has decided):
+    matches stored beyond them - played while the decision was still being reached - are
+    deleted, so what is stored never depends on how many were in flight."""
+    with engine.begin() as conn:
+        later = select(MatchRow.id).where(MatchRow.season_id == season_id,
+                                          MatchRow.fixture >= fixtures)
+        conn.execute(SeatRow.__table__.delete().where(SeatRow.match_id.in_(later)))
+        conn.execute(MatchRow.__table__.delete().where(MatchRow.season_id == season_id,
+                                                       MatchRow.fixture >= fixtures))
+        conn.execute(SeasonRow.__table__.update().where(SeasonRow.id == season_id)
+                     .values(fixtures=fixtures, updated_at=now()))
 
 
 def set_status(engine, season_id: int, status: str) -> None:

@@ -17,7 +17,7 @@ import threading
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
 
-from . import db
+from . import db, match
 from .errors import ArenaError
 from .plugins import Registry
 from .ratings import Rater, Standing, rate
@@ -113,7 +113,7 @@ class SeasonRater:
     as the forfeit it is, so storage and ratings never depend on timing."""
 
     def __init__(self, engine, row: db.SeasonRow, done: set[int], draw_probability: float,
-                 suspend_after: int = 0, teams: int = 0):
+                 suspend_after: int = 0, teams: int = 0, until=None):
         self.engine, self.season_id = engine, row.id
         self.rater = Rater(draw_probability, teams)
         self.done, self.total, self.next = done, row.fixtures, 0
@@ -122,6 +122,7 @@ class SeasonRater:
         self.suspend_after = suspend_after
         self.streak: dict[str, int] = {}
         self.suspended: set[str] = set()
+        self.until = until  # (seats, ranks) -> True: the season ends with this fixture
         self.advance()
 
     def add(self, results: list[dict]) -> None:
@@ -153,6 +154,8 @@ class SeasonRater:
             self.rater.add(seats, ranks, scores, faults)
             self._count_faults(seats, faults)
             self.next += 1
+            if self.until is not None and self.until(seats, ranks):
+                self.total = self.next  # a match decided: nothing later counts
         if rewrites:
             db.rewrite_results(self.engine, self.season_id, rewrites)
 
@@ -208,8 +211,10 @@ def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | Non
     if row.status != "running":  # resumed after Ctrl-C
         db.set_status(engine, row.id, "running")
     game = registry.game(row.game)
+    tally = match.tally_for(defn) if defn.kind == "match" else None
     rater = SeasonRater(engine, row, done, game.draw_probability, defn.suspend_after,
-                        game.teams)
+                        game.teams, until=tally.add if tally else None)
+    rater.tally = tally  # a match's figures so far, for progress views
 
     def store(results):
         with interrupts_deferred():  # a batch is stored whole, or not at all
@@ -222,11 +227,13 @@ def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | Non
     executor = executor or default_executor(workers)
     try:
         played = run(defn, done, executor, store, bots_dirs=tuple(map(str, registry.bots_dirs)),
-                     suspended=lambda: set(rater.suspended))
+                     suspended=lambda: set(rater.suspended), stop=lambda: rater.complete)
     finally:
         if own:
             executor.shutdown(cancel_futures=True)
     if rater.complete:
+        if rater.total < row.fixtures:
+            db.end_at(engine, row.id, rater.total)
         finish(engine, registry, row, rater.standings())
     return played
 

@@ -69,6 +69,8 @@ class SeasonDef:
     #: keys every deal and bot seed; never sent to a bot (None: a season made before secrets)
     secret: str | None = field(default_factory=new_secret, repr=False)
     config: str = field(default="", repr=False, compare=False)  # the --config file's text
+    kind: str = "season"  # or "match": two bots on duplicate deals (arena.match)
+    sprt: str = ""  # a match's SPRT, "elo0=0,elo1=10,alpha=0.05,beta=0.05": ends it early
 
     @classmethod
     def stored(cls, name: str, game: str, variant: str, players: int, bots, rounds: int,
@@ -79,7 +81,8 @@ class SeasonDef:
                    options.get("batch", cls.batch), options.get("limits", ""),
                    options.get("suspend_after", 5), options.get("teams", 0),
                    options.get("every_seating", False), options.get("draw_partners", False),
-                   secret, options.get("config", ""))
+                   secret, options.get("config", ""), options.get("kind", "season"),
+                   options.get("sprt", ""))
 
     @property
     def group(self) -> int:
@@ -277,17 +280,20 @@ def batches(defn: SeasonDef, done: set[int]) -> Iterator[list[Fixture]]:
 
 def run(defn: SeasonDef, done: set[int], executor: Executor, store: Callable[[list], None],
         bots_dirs: tuple[str, ...] = (), window: int = 4,
-        suspended: Callable[[], set[str]] = set) -> int:
+        suspended: Callable[[], set[str]] = set, stop: Callable[[], bool] = bool) -> int:
     """Play every fixture of ``defn`` whose index is not in ``done``; hand each finished
     batch to ``store`` (in this process). At most ``window`` batches per worker are in flight,
     so memory stays flat however long the season. Fixtures of bots that ``suspended()`` names
-    are not played: their forfeits are stored at once. Returns the number of matches stored."""
+    are not played: their forfeits are stored at once. Once ``stop()`` is true no batch is
+    started (those in flight are stored). Returns the number of matches stored."""
     todo = batches(defn, done)
     limit = max(1, window * (getattr(executor, "_max_workers", 1) or 1))
     pending, played = set(), 0
 
     def submit() -> bool:
         nonlocal played
+        if stop():
+            return False
         for batch in todo:
             out = suspended()
             skipped = [suspended_result(fx, out & set(fx.seats)) for fx in batch

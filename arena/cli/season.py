@@ -29,7 +29,9 @@ def _bots(value: str) -> tuple[str, ...]:
     return tuple(split_entrants(value))
 
 
-def _run(engine, registry, row, pool, quiet=False) -> None:
+def _run(engine, registry, row, pool, quiet=False, view=None) -> None:
+    """Play season ``row`` with a progress bar on stderr and, below it, ``view(rater)``
+    (default: the top of the live table)."""
     from rich.console import Console, Group
     from rich.live import Live
     from rich.progress import (
@@ -57,7 +59,8 @@ def _run(engine, registry, row, pool, quiet=False) -> None:
                 if time.monotonic() - last[0] > 1.0 and rater.next:
                     last[0] = time.monotonic()
                     live.update(Group(progress, views.table(
-                        rater.standings()[:5], f"top of the table after {rater.next} matches")))
+                        rater.standings()[:5], f"top of the table after {rater.next} matches")
+                        if view is None else view(rater)))
 
             try:
                 league.play(engine, registry, row, executor=pool, on_batch=on_batch,

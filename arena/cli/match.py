@@ -1,0 +1,149 @@
+"""``arena match``: a candidate against a baseline on duplicate deals, thin over
+arena.match and arena.league."""
+
+from __future__ import annotations
+
+import json
+import math
+import secrets
+from dataclasses import replace
+
+import click
+
+from ..errors import ArenaError
+from .options import secret_of, secret_options
+from .season import _engine, _run, _stored_in
+
+
+def match_line(tally) -> str:
+    """The live figures: pairs, score, Elo ± interval, LLR and its bounds."""
+    e, test = tally.estimate(), tally.sprt()
+    line = (f"{sum(tally.pairs)} pairs, score {100 * e.score:.1f} %, "
+            f"Elo {_elo(e)}")
+    if test is not None:
+        line += f", LLR {test.llr:.2f} ({test.lower:.2f}, {test.upper:.2f})"
+    return line
+
+
+def _elo(e) -> str:
+    if e.pairs == 0:
+        return "-"
+    if not math.isfinite(e.elo_error):  # a one-sided interval has no ±
+        return f"{e.elo:+.1f} [{e.elo_low:+.1f}, {e.elo_high:+.1f}]"
+    return f"{e.elo:+.1f} ± {e.elo_error:.1f}"
+
+
+def summary_lines(tally, title: str) -> list[str]:
+    """The summary, as fastchess prints one."""
+    e, test = tally.estimate(), tally.sprt()
+    w, d, losses = tally.games
+    lines = [title,
+             f"Elo {_elo(e)} (95 %)" + (f"  [{e.elo_low:+.1f}, {e.elo_high:+.1f}]"
+                                         if e.pairs and math.isfinite(e.elo_error) else ""),
+             f"LOS {100 * e.los:.1f} %"]
+    if test is not None:
+        verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "continues"}[test.decision]
+        lines.append(f"LLR {test.llr:.2f} ({test.lower:.2f}, {test.upper:.2f}) "
+                     f"[{test.elo0:g}, {test.elo1:g}] — {verdict}")
+    lines += [f"Games {sum(tally.games)}: W {w} / D {d} / L {losses}",
+              f"Pairs [LL, LD, DD+WL, WD, WW]: {tally.pairs}"]
+    return lines
+
+
+@click.command("match")
+@click.argument("candidate")
+@click.argument("baseline")
+@click.option("--game", default="vandtia", show_default=True)
+@click.option("--variant", help="Rule variant (default: the game's default).")
+@click.option("--games", type=click.IntRange(min=2), default=1000, show_default=True,
+              help="Games at most: every deal is played twice, seats (or teams' cards) "
+              "swapped.")
+@click.option("--sprt", "sprt_text", metavar="elo0=E0,elo1=E1[,alpha=A,beta=B]",
+              help="Stop as soon as the SPRT decides (alpha and beta default to 0.05).")
+@click.option("--seed", type=click.IntRange(min=0), help="Root seed (default: random, shown).")
+@click.option("--name", help="Match name (default: match-CANDIDATE-BASELINE-SEED); the same "
+              "command with the same name resumes it.")
+@click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: cores).")
+@click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
+              show_default=True)
+@click.option("--scheduler", metavar="ADDRESS", help="The Dask scheduler (tcp://HOST:8786).")
+@click.option("--limits", default="", metavar="K=V,...",
+              help="Bot limits over the defaults, e.g. move_s=0.5.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True)
+@secret_options
+@click.pass_obj
+def match_command(registry, candidate, baseline, game, variant, games, sprt_text, seed, name,
+                  workers, executor, scheduler, limits, fmt, secret_from, public_seed) -> None:
+    """Is CANDIDATE better than BASELINE? Plays them on duplicate deals - each deal twice,
+    the seats or the teams' cards swapped, a pair scoring 0, 1/4, 1/2, 3/4 or 1 - and prints
+    the Elo difference with its 95 % interval, the LOS and, with --sprt, the test's LLR."""
+    from .. import db, league
+    from ..match import SprtSpec, summary
+    from ..scheduler import SeasonDef, default_batch
+
+    g = registry.game(game)
+    variant = g.check(variant)
+    counts = g.variants[variant]
+    if g.teams:
+        players, teams = counts[0], g.teams
+    elif 2 in counts:
+        players, teams = 2, 0
+    else:
+        raise ArenaError(f"{g.title} {variant} is not played by two, and a match of two bots "
+                         "in a game of more seats needs a field of others, which arena match "
+                         "does not seat yet")
+    if candidate == baseline:
+        raise ArenaError("a match needs two different bots")
+    spec = str(SprtSpec.parse(sprt_text)) if sprt_text else ""
+    seed = secrets.randbelow(2**31) if seed is None else seed
+    name = name or f"match-{candidate}-{baseline}-{seed}"
+    engine = _engine(registry, create=True)
+    defn = SeasonDef(name, game, variant, players, (candidate, baseline), (games + 1) // 2,
+                     seed, 1, limits, 5, teams, secret=None, kind="match", sprt=spec)
+    row = _existing(engine, defn)
+    pool = league.make_executor(executor, workers, scheduler)
+    if row is None:
+        defn = replace(defn, secret=secret_of(secret_from, public_seed))
+        # small batches: an SPRT's end is known batch by batch, and what is in flight then
+        # is played for nothing
+        defn = replace(defn, batch=min(default_batch(g, defn), 32 if spec else 512))
+        row = league.create(engine, registry, defn)
+        click.echo(f"match {row.name}: {candidate} vs {baseline}, {game} {variant}, at most "
+                   f"{row.fixtures} games, seed {seed}", err=True)
+    else:
+        click.echo(f"match {row.name}: resumed", err=True)
+    if row.status != "done":
+        _run(engine, registry, row, pool, quiet=fmt == "json",
+             view=lambda rater: match_line(rater.tally))
+    else:
+        pool.shutdown()
+    row = db.get_season(engine, row.name)
+    tally = summary(engine, league.definition(row), row.id)
+    if fmt == "json":
+        click.echo(json.dumps({"match": row.name, "game": game, "variant": variant,
+                               "seed": row.seed, **tally.to_json()}, indent=2))
+    else:
+        title = f"{candidate} vs {baseline}, {game} {variant}: {sum(tally.pairs)} pairs"
+        for line in summary_lines(tally, title):
+            click.echo(line)
+        _stored_in(registry, row.name)
+
+
+def _existing(engine, defn):
+    """The stored match ``defn`` names, when it is the same match (then it resumes);
+    ArenaError when the name belongs to something else."""
+    from .. import db, league
+
+    try:
+        row = db.get_season(engine, defn.name)
+    except ArenaError:
+        return None
+    stored = league.definition(row)
+    same = (stored.kind, stored.game, stored.variant, stored.bots, stored.rounds,
+            stored.seed, stored.sprt, stored.limits) == (
+            defn.kind, defn.game, defn.variant, defn.bots, defn.rounds, defn.seed,
+            defn.sprt, defn.limits)
+    if not same:
+        raise ArenaError(f"{defn.name!r} is the name of another season or match (pick a name)")
+    return row

@@ -1,0 +1,111 @@
+"""arena match: a candidate against a baseline on duplicate deals, with an SPRT."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+from test_league import wait_for_matches
+
+from arena import stats
+from arena.bench import SECOND_RANDOM
+from arena.match import SprtSpec, Tally
+
+
+def arena(*args, db_path, bots_dir=None, **kw):
+    env = {**os.environ, "ARENA_DB": f"sqlite:///{db_path}"}
+    extra = ("--bots-dir", str(bots_dir)) if bots_dir else ()
+    return subprocess.Popen([sys.executable, "-m", "arena", *extra, "match", *args], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def result(proc) -> dict:
+    out, err = proc.communicate(timeout=900)
+    assert proc.returncode == 0, err
+    return json.loads(out)
+
+
+def test_a_tally_counts_pairs_in_order_and_ends_where_the_sprt_decides():
+    tally = Tally("a", "b", 2, SprtSpec(0, 200))
+    games = [(("a", "b"), [1, 2]), (("b", "a"), [1, 2]),  # one each: a pair of 1/2
+             (("a", "b"), [1, 1]), (("b", "a"), [2, 1])]  # a draw and a win: 3/4
+    assert [tally.add(*g) for g in games] == [False] * 4
+    assert tally.pairs == [0, 0, 1, 1, 0] and tally.games == [2, 1, 1]
+    ends = [tally.add(("a", "b"), [1, 2]) for _ in range(40)]
+    assert True in ends
+    at = ends.index(True)
+    assert at % 2 == 1 and tally.decision == "H1"  # decided when a pair is complete
+    expected = stats.sprt(stats.pentanomial(tally.pairs), 0, 200)
+    assert tally.sprt() == expected and expected.llr >= expected.upper
+
+
+def test_greedy_against_random_accepts_h1_in_a_few_hundred_pairs(tmp_path):
+    out = result(arena("greedy", "random", "--sprt", "elo0=0,elo1=50", "--seed", "1",
+                       "--format", "json", db_path=tmp_path / "m.db"))
+    assert out["sprt"]["decision"] == "H1" and out["pairs"] < 300
+    assert out["pairs"] * 2 == out["games"] == out["wins"] + out["draws"] + out["losses"]
+    assert sum(out["pentanomial"]) == out["pairs"]
+    assert out["elo_low"] > 0 and out["los"] > 0.99
+
+
+def test_random_against_random_does_not_accept_h1(tmp_path):
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "random2.py").write_text(SECOND_RANDOM)
+    out = result(arena("random", "random-2", "--sprt", "elo0=0,elo1=50", "--seed", "2",
+                       "--format", "json", db_path=tmp_path / "m.db",
+                       bots_dir=tmp_path / "bots"))
+    assert out["sprt"]["decision"] != "H1"
+
+
+MATCH = ("greedy", "first", "--sprt", "elo0=0,elo1=10", "--seed", "3", "--public-seed",
+         "--games", "2000", "--format", "json", "--name", "m")
+
+
+def test_one_worker_and_two_give_the_same_figures(tmp_path):
+    one = result(arena(*MATCH, "--workers", "1", db_path=tmp_path / "one.db"))
+    two = result(arena(*MATCH, "--workers", "2", db_path=tmp_path / "two.db"))
+    assert one == two
+    assert one["sprt"]["decision"] == "H1" and 20 < one["pairs"] < 1000  # stopped early
+
+
+def test_a_match_killed_with_sigkill_resumes_to_the_same_figures_at_the_same_pair(tmp_path):
+    whole = result(arena(*MATCH, "--workers", "2", db_path=tmp_path / "whole.db"))
+    killed = tmp_path / "killed.db"
+    stored = 0
+    for more in (1, 15):
+        proc = arena(*MATCH, "--workers", "2", db_path=killed, start_new_session=True)
+        stored = wait_for_matches(killed, stored + more, proc)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        assert stored < 2 * whole["pairs"], "killed before the SPRT decided"
+    again = result(arena(*MATCH, db_path=killed))
+    assert again == whole
+    stored_games = subprocess.run(
+        [sys.executable, "-m", "arena", "--db", f"sqlite:///{killed}", "season", "list"],
+        capture_output=True, text=True, check=True).stdout
+    assert f"{whole['games']}/{whole['games']}" in stored_games  # nothing kept past the stop
+
+
+@pytest.mark.parametrize("args, message", [
+    (("greedy", "nosuch"), "unknown bot 'nosuch'"),
+    (("greedy", "greedy"), "two different bots"),
+    (("greedy", "random", "--sprt", "elo0=5,elo1=5"), "elo1 must be greater than elo0"),
+    (("greedy", "random", "--sprt", "elo0=0,elo1=5,alpha=1.5"), "strictly between 0 and 1"),
+    (("greedy", "random", "--sprt", "elo1=5"), "needs elo0= and elo1="),
+    (("greedy", "random", "--sprt", "elo0=0,elo1=x"), "must be a number"),
+    (("greedy", "random", "--game", "cherki"), "not played by two"),
+])
+def test_bad_input_is_one_line_and_exit_status_2(tmp_path, args, message):
+    proc = arena(*args, db_path=tmp_path / "m.db")
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 2 and message in err and len(err.strip().splitlines()) == 1, err
+    assert "Traceback" not in err
+
+
+def test_a_tractor_match_pairs_each_deal_with_the_teams_cards_swapped(tmp_path):
+    out = result(arena("greedy", "random", "--game", "tractor", "--variant", "deal",
+                       "--games", "8", "--seed", "1", "--format", "json",
+                       db_path=tmp_path / "m.db"))
+    assert out["pairs"] == 4 and out["games"] == 8 and out["sprt"] is None
