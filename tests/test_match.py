@@ -109,3 +109,21 @@ def test_a_tractor_match_pairs_each_deal_with_the_teams_cards_swapped(tmp_path):
                        "--games", "8", "--seed", "1", "--format", "json",
                        db_path=tmp_path / "m.db"))
     assert out["pairs"] == 4 and out["games"] == 8 and out["sprt"] is None
+
+
+def test_a_gauntlet_plays_one_match_against_each_opponent(tmp_path):
+    env = {**os.environ, "ARENA_DB": f"sqlite:///{tmp_path}/g.db"}
+    run = subprocess.run([sys.executable, "-m", "arena", "gauntlet", "greedy", "--against",
+                          "random,first", "--games", "20", "--seed", "4", "--format", "json"],
+                         env=env, capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert [(m["candidate"], m["baseline"], m["pairs"]) for m in out] == [
+        ("greedy", "random", 10), ("greedy", "first", 10)]
+    assert [m["match"] for m in out] == ["gauntlet-greedy-4-random", "gauntlet-greedy-4-first"]
+    table = subprocess.run([sys.executable, "-m", "arena", "gauntlet", "greedy", "--against",
+                            "random,first", "--games", "20", "--seed", "4"],
+                           env={**env, "COLUMNS": "80"}, capture_output=True, text=True,
+                           timeout=900)
+    assert table.returncode == 0, table.stderr  # the same gauntlet again: read back
+    assert "vs random: 10 pairs" in table.stdout and "first" in table.stdout.splitlines()[-1]

@@ -163,10 +163,11 @@ def play(registry, game, bot_names, variant, seed, show, omniscient, as_json, li
 
 def _register_commands() -> None:
     from . import demo, tools  # noqa: F401 - their commands register themselves on ``cli``
-    from .match import match_command
+    from .match import gauntlet_command, match_command
     from .season import leaderboard, replay_command, season, verify_command
 
-    for command in (season, leaderboard, replay_command, verify_command, match_command):
+    for command in (season, leaderboard, replay_command, verify_command, match_command,
+                    gauntlet_command):
         cli.add_command(command)
 
 

@@ -50,34 +50,102 @@ def summary_lines(tally, title: str) -> list[str]:
     return lines
 
 
+def match_options(f):
+    """The options ``match`` and ``gauntlet`` share."""
+    for option in reversed([
+        click.option("--game", default="vandtia", show_default=True),
+        click.option("--variant", help="Rule variant (default: the game's default)."),
+        click.option("--games", type=click.IntRange(min=2), default=1000, show_default=True,
+                     help="Games at most (per opponent): every deal is played twice, seats "
+                     "(or teams' cards) swapped."),
+        click.option("--sprt", "sprt_text", metavar="elo0=E0,elo1=E1[,alpha=A,beta=B]",
+                     help="Stop as soon as the SPRT decides (alpha and beta default to 0.05)."),
+        click.option("--seed", type=click.IntRange(min=0),
+                     help="Root seed (default: random, shown)."),
+        click.option("--name", help="Match name (default: match-CANDIDATE-BASELINE-SEED); the "
+                     "same command with the same name resumes it."),
+        click.option("--workers", type=click.IntRange(min=1),
+                     help="Worker processes (default: cores)."),
+        click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
+                     show_default=True),
+        click.option("--scheduler", metavar="ADDRESS",
+                     help="The Dask scheduler (tcp://HOST:8786)."),
+        click.option("--limits", default="", metavar="K=V,...",
+                     help="Bot limits over the defaults, e.g. move_s=0.5."),
+        click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
+                     show_default=True),
+    ]):
+        f = option(f)
+    return secret_options(f)
+
+
 @click.command("match")
 @click.argument("candidate")
 @click.argument("baseline")
-@click.option("--game", default="vandtia", show_default=True)
-@click.option("--variant", help="Rule variant (default: the game's default).")
-@click.option("--games", type=click.IntRange(min=2), default=1000, show_default=True,
-              help="Games at most: every deal is played twice, seats (or teams' cards) "
-              "swapped.")
-@click.option("--sprt", "sprt_text", metavar="elo0=E0,elo1=E1[,alpha=A,beta=B]",
-              help="Stop as soon as the SPRT decides (alpha and beta default to 0.05).")
-@click.option("--seed", type=click.IntRange(min=0), help="Root seed (default: random, shown).")
-@click.option("--name", help="Match name (default: match-CANDIDATE-BASELINE-SEED); the same "
-              "command with the same name resumes it.")
-@click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: cores).")
-@click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
-              show_default=True)
-@click.option("--scheduler", metavar="ADDRESS", help="The Dask scheduler (tcp://HOST:8786).")
-@click.option("--limits", default="", metavar="K=V,...",
-              help="Bot limits over the defaults, e.g. move_s=0.5.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
-              show_default=True)
-@secret_options
+@match_options
 @click.pass_obj
-def match_command(registry, candidate, baseline, game, variant, games, sprt_text, seed, name,
-                  workers, executor, scheduler, limits, fmt, secret_from, public_seed) -> None:
+def match_command(registry, candidate, baseline, fmt, **options) -> None:
     """Is CANDIDATE better than BASELINE? Plays them on duplicate deals - each deal twice,
     the seats or the teams' cards swapped, a pair scoring 0, 1/4, 1/2, 3/4 or 1 - and prints
     the Elo difference with its 95 % interval, the LOS and, with --sprt, the test's LLR."""
+    row, tally = play(registry, candidate, baseline, quiet=fmt == "json", **options)
+    if fmt == "json":
+        click.echo(json.dumps(_json(row, tally), indent=2))
+    else:
+        title = f"{candidate} vs {baseline}, {row.game} {row.variant}: {sum(tally.pairs)} pairs"
+        for line in summary_lines(tally, title):
+            click.echo(line)
+        _stored_in(registry, row.name)
+
+
+@click.command("gauntlet")
+@click.argument("candidate")
+@click.option("--against", required=True, metavar="BOT,BOT,...",
+              help="The opponents: one match against each, in turn.")
+@match_options
+@click.pass_obj
+def gauntlet_command(registry, candidate, against, fmt, name, seed, **options) -> None:
+    """CANDIDATE against each bot of --against: one match each (named NAME-OPPONENT, on the
+    same seed), a summary line per opponent and a table of them all."""
+    from ..leaderboard import grid
+    from ..plugins import split_entrants
+    from ..transcript import print_renderable
+
+    opponents = list(split_entrants(against))
+    if not opponents:
+        raise ArenaError("--against needs at least one bot")
+    seed = secrets.randbelow(2**31) if seed is None else seed
+    base = name or f"gauntlet-{candidate}-{seed}"
+    done = []
+    for opponent in opponents:
+        row, tally = play(registry, candidate, opponent, name=f"{base}-{opponent}", seed=seed,
+                          quiet=fmt == "json", **options)
+        done.append((row, tally))
+        if fmt != "json":
+            click.echo(f"vs {opponent}: {match_line(tally)}"
+                       + (f", {tally.sprt().decision} accepted" if tally.decision else ""))
+    if fmt == "json":
+        click.echo(json.dumps([_json(row, tally) for row, tally in done], indent=2))
+        return
+    t = grid("opponent", "pairs", "score", "Elo (95 %)", "LOS", "SPRT",
+             title=f"{candidate}: gauntlet {base}", wrap=("opponent",),
+             right=("pairs", "score", "Elo (95 %)", "LOS"))
+    for _, tally in done:
+        e, test = tally.estimate(), tally.sprt()
+        t.add_row(tally.baseline, str(sum(tally.pairs)), f"{100 * e.score:.1f} %", _elo(e),
+                  f"{100 * e.los:.1f} %",
+                  "" if test is None else f"{test.decision or 'open'} (LLR {test.llr:.2f})")
+    print_renderable(t)
+
+
+def _json(row, tally) -> dict:
+    return {"match": row.name, "game": row.game, "variant": row.variant, "seed": row.seed,
+            **tally.to_json()}
+
+
+def play(registry, candidate, baseline, game, variant, games, sprt_text, seed, name, workers,
+         executor, scheduler, limits, secret_from, public_seed, quiet=False):
+    """Create (or resume) the match and play it; its stored row and tally."""
     from .. import db, league
     from ..match import SprtSpec, summary
     from ..scheduler import SeasonDef, default_batch
@@ -114,20 +182,12 @@ def match_command(registry, candidate, baseline, game, variant, games, sprt_text
     else:
         click.echo(f"match {row.name}: resumed", err=True)
     if row.status != "done":
-        _run(engine, registry, row, pool, quiet=fmt == "json",
+        _run(engine, registry, row, pool, quiet=quiet,
              view=lambda rater: match_line(rater.tally))
     else:
         pool.shutdown()
     row = db.get_season(engine, row.name)
-    tally = summary(engine, league.definition(row), row.id)
-    if fmt == "json":
-        click.echo(json.dumps({"match": row.name, "game": game, "variant": variant,
-                               "seed": row.seed, **tally.to_json()}, indent=2))
-    else:
-        title = f"{candidate} vs {baseline}, {game} {variant}: {sum(tally.pairs)} pairs"
-        for line in summary_lines(tally, title):
-            click.echo(line)
-        _stored_in(registry, row.name)
+    return row, summary(engine, league.definition(row), row.id)
 
 
 def _existing(engine, defn):
