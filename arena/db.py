@@ -277,7 +277,9 @@ def create_season(engine, defn, bots: list[BotRow], fixtures: int, rules: int = 
                                        **({"config": defn.config} if defn.config else {}),
                                        **({"kind": defn.kind} if defn.kind != "season"
                                           else {}),
-                                       **({"sprt": defn.sprt} if defn.sprt else {})}),
+                                       **({"sprt": defn.sprt} if defn.sprt else {}),
+                                       **({"field": list(defn.field)} if defn.field
+                                          else {})}),
                         fixtures=fixtures)
         session.add(row)
         try:

@@ -54,49 +54,81 @@ class SprtSpec:
 
 
 class Tally:
-    """A match's figures, fed one fixture at a time in fixture order (``add``)."""
+    """A match's figures, fed one fixture at a time in fixture order (``add``).
+
+    Two bots alone (``field=False``): a deal's fixtures are its seatings, and its pair score
+    the mean of the candidate's game scores against the baseline (1 placed above, ½ level,
+    0 below) - the pentanomial. In a field (``field=True``) a pair is two fixtures on the
+    same cards, the candidate in one seat of the first and the baseline in that seat of the
+    second, the field elsewhere; each game scores its seat by place, ``(seats below + ½
+    seats level) / (seats - 1)``, and the pair ``½ + (candidate's - baseline's) / 2``: the
+    same cards and the same opponents in both, so the difference is the bots' alone."""
 
     def __init__(self, candidate: str, baseline: str, seatings: int = 2,
-                 sprt: SprtSpec | None = None):
-        self.candidate, self.baseline, self.seatings, self.spec = (candidate, baseline,
-                                                                     seatings, sprt)
+                 sprt: SprtSpec | None = None, field: bool = False):
+        self.candidate, self.baseline, self.spec, self.field = (candidate, baseline, sprt,
+                                                                field)
+        self.seatings = 2 if field else seatings
         self.pairs = [0, 0, 0, 0, 0]  # LL, LD, DD+WL, WD, WW for the candidate
-        self.games = [0, 0, 0]  # the candidate's wins, draws, losses
-        self.deal: list[float] = []
+        self.table: dict[float, int] = {}  # pair score -> pairs, in a field
+        self.games = [0, 0, 0]  # the candidate's wins, draws, losses (in a field: pairs')
+        self.deal: list = []
         self.decision: str | None = None
 
     def add(self, seats, ranks) -> bool:
         """Count one fixture; True when the SPRT has decided with it (the match ends)."""
-        best: dict[str, int] = {}
-        for bot, rank in zip(seats, ranks, strict=True):
-            best[bot] = min(rank, best.get(bot, rank))
-        mine, theirs = best[self.candidate], best[self.baseline]
-        score = 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
-        self.games[2 - int(2 * score)] += 1
-        self.deal.append(score)
-        if len(self.deal) < self.seatings:
-            return False
-        self.pairs[round(4 * sum(self.deal) / len(self.deal))] += 1
+        if self.field:
+            self.deal.append((seats, ranks))
+            if len(self.deal) < 2:
+                return False
+            (mine, my_ranks), (theirs, their_ranks) = self.deal
+            seat = next(i for i, (a, b) in enumerate(zip(mine, theirs, strict=True)) if a != b)
+            gap = _place(my_ranks, seat) - _place(their_ranks, seat)
+            self.games[0 if gap > 0 else 1 if gap == 0 else 2] += 1
+            pair = round(0.5 + gap / 2, 9)
+            self.table[pair] = self.table.get(pair, 0) + 1
+        else:
+            best: dict[str, int] = {}
+            for bot, rank in zip(seats, ranks, strict=True):
+                best[bot] = min(rank, best.get(bot, rank))
+            mine, theirs = best[self.candidate], best[self.baseline]
+            score = 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
+            self.games[2 - int(2 * score)] += 1
+            self.deal.append(score)
+            if len(self.deal) < self.seatings:
+                return False
+            self.pairs[round(4 * sum(self.deal) / len(self.deal))] += 1
         self.deal = []
         if self.spec is not None and self.sprt().decision is not None:
             self.decision = self.sprt().decision
             return True
         return False
 
+    def scores(self) -> dict[float, float]:
+        """The table of pair scores (``arena.stats``)."""
+        return dict(self.table) if self.field else stats.pentanomial(self.pairs)
+
+    @property
+    def pair_count(self) -> int:
+        return sum(self.table.values()) if self.field else sum(self.pairs)
+
     def estimate(self) -> stats.Estimate:
-        return stats.estimate(stats.pentanomial(self.pairs))
+        return stats.estimate(self.scores())
 
     def sprt(self) -> stats.Sprt | None:
         s = self.spec
-        return None if s is None else stats.sprt(stats.pentanomial(self.pairs), s.elo0, s.elo1,
-                                                  s.alpha, s.beta)
+        return None if s is None else stats.sprt(self.scores(), s.elo0, s.elo1, s.alpha, s.beta)
 
     def to_json(self) -> dict:
         e, test = self.estimate(), self.sprt()
         return {"candidate": self.candidate, "baseline": self.baseline,
-                "pairs": sum(self.pairs), "games": sum(self.games),
+                "pairs": self.pair_count,
+                "games": self.pair_count * 2 if self.field else sum(self.games),
                 "wins": self.games[0], "draws": self.games[1], "losses": self.games[2],
-                "pentanomial": list(self.pairs), "score": round(e.score, 6),
+                "pentanomial": None if self.field else list(self.pairs),
+                "pair_scores": ({str(k): v for k, v in sorted(self.table.items())}
+                                if self.field else None),
+                "score": round(e.score, 6),
                 "elo": _finite(e.elo), "elo_error": _finite(e.elo_error),
                 "elo_low": _finite(e.elo_low), "elo_high": _finite(e.elo_high),
                 "los": round(e.los, 6),
@@ -106,15 +138,22 @@ class Tally:
                     "decision": test.decision}}
 
 
+def _place(ranks, seat: int) -> float:
+    """A seat's game score by place: the share of the other seats it beat, a tie half."""
+    mine = ranks[seat]
+    below = sum(r > mine for r in ranks) + 0.5 * (sum(r == mine for r in ranks) - 1)
+    return below / (len(ranks) - 1)
+
+
 def _finite(x: float) -> float | None:
     return round(x, 6) if abs(x) != float("inf") and x == x else None
 
 
 def tally_for(defn) -> Tally:
     """An empty tally for a match's definition."""
-    candidate, baseline = defn.bots
+    candidate, baseline = defn.bots[:2]
     return Tally(candidate, baseline, defn.seatings,
-                 SprtSpec.parse(defn.sprt) if defn.sprt else None)
+                 SprtSpec.parse(defn.sprt) if defn.sprt else None, bool(defn.field))
 
 
 def summary(engine, defn, season_id: int) -> Tally:

@@ -71,6 +71,9 @@ class SeasonDef:
     config: str = field(default="", repr=False, compare=False)  # the --config file's text
     kind: str = "season"  # or "match": two bots on duplicate deals (arena.match)
     sprt: str = ""  # a match's SPRT, "elo0=0,elo1=10,alpha=0.05,beta=0.05": ends it early
+    #: a match in a game of more seats: the bots of the other seats, in seat order (bots
+    #: may repeat); the candidate and the baseline take turns in the remaining seat
+    field: tuple[str, ...] = ()
 
     @classmethod
     def stored(cls, name: str, game: str, variant: str, players: int, bots, rounds: int,
@@ -82,7 +85,7 @@ class SeasonDef:
                    options.get("suspend_after", 5), options.get("teams", 0),
                    options.get("every_seating", False), options.get("draw_partners", False),
                    secret, options.get("config", ""), options.get("kind", "season"),
-                   options.get("sprt", ""))
+                   options.get("sprt", ""), tuple(options.get("field", ())))
 
     @property
     def group(self) -> int:
@@ -142,6 +145,8 @@ def round_groups(defn: SeasonDef) -> Iterator[list[tuple[str, ...]]]:
 
 
 def fixture_count(defn: SeasonDef) -> int:
+    if defn.field:
+        return defn.rounds * defn.players * 2
     k, n = len(defn.bots), defn.group
     per_round = math.comb(k, n) if math.comb(k, n) <= MAX_GROUPS else math.ceil(k / n)
     return defn.rounds * per_round * defn.seatings
@@ -156,6 +161,9 @@ def default_batch(game, defn: SeasonDef) -> int:
 
 def fixtures(defn: SeasonDef) -> Iterator[Fixture]:
     """Every fixture of the season in order, streamed (never all in memory)."""
+    if defn.field:
+        yield from _field_fixtures(defn)
+        return
     index = 0
     for rnd, round_ in enumerate(round_groups(defn)):
         for g, group in enumerate(round_):
@@ -170,6 +178,22 @@ def fixtures(defn: SeasonDef) -> Iterator[Fixture]:
                 index += 1
 
 
+def _field_fixtures(defn: SeasonDef) -> Iterator[Fixture]:
+    """A match in a field: every deal once per seat for the candidate and once for the
+    baseline - fixture 2k the candidate in seat k, fixture 2k+1 the baseline there - the
+    field in the other seats in its order, the same bots on the same cards."""
+    candidate, baseline = defn.bots[:2]
+    index = 0
+    for rnd in range(defn.rounds):
+        seed = keyed_seed(defn.secret, "deal", defn.seed, rnd, 0)
+        for seat in range(defn.players):
+            for bot in (candidate, baseline):
+                seats = list(defn.field)
+                seats.insert(seat, bot)
+                yield Fixture(index, rnd, tuple(seats), seed)
+                index += 1
+
+
 def validate(defn: SeasonDef, registry: Registry) -> None:
     game = registry.game(defn.game)
     game.check(defn.variant, defn.players)
@@ -177,7 +201,13 @@ def validate(defn: SeasonDef, registry: Registry) -> None:
         raise ArenaError("each bot may appear once in a season")
     if defn.teams and (defn.teams != game.teams or defn.players % defn.teams):
         raise ArenaError(f"{game.name} is played by {game.teams or 'no'} teams")
-    if len(defn.bots) < defn.group:
+    if defn.field:
+        if len(defn.field) != defn.players - 1:
+            raise ArenaError(f"a field for {defn.players} seats is {defn.players - 1} bots, "
+                             f"not {len(defn.field)}")
+        if set(defn.bots) != {*defn.bots[:2], *defn.field}:
+            raise ArenaError("a field match's bots are the two and its field")
+    elif len(defn.bots) < defn.group:
         what = f"{defn.teams} teams" if defn.teams else f"{defn.players} seats"
         raise ArenaError(f"{what} need at least {defn.group} bots, got {len(defn.bots)}")
     if defn.rounds < 1:

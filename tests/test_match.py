@@ -9,7 +9,7 @@ import sys
 import pytest
 from test_league import wait_for_matches
 
-from arena import stats
+from arena import db, stats
 from arena.bench import SECOND_RANDOM
 from arena.match import SprtSpec, Tally
 
@@ -95,7 +95,9 @@ def test_a_match_killed_with_sigkill_resumes_to_the_same_figures_at_the_same_pai
     (("greedy", "random", "--sprt", "elo0=0,elo1=5,alpha=1.5"), "strictly between 0 and 1"),
     (("greedy", "random", "--sprt", "elo1=5"), "needs elo0= and elo1="),
     (("greedy", "random", "--sprt", "elo0=0,elo1=x"), "must be a number"),
-    (("greedy", "random", "--game", "cherki"), "not played by two"),
+    (("greedy", "random", "--game", "cherki"), "a match needs --field"),
+    (("greedy", "random", "--game", "cherki", "--field", "random"), "a field is 2 bots, not 1"),
+    (("greedy", "random", "--game", "tractor", "--field", "random,random,random"), "teams"),
 ])
 def test_bad_input_is_one_line_and_exit_status_2(tmp_path, args, message):
     proc = arena(*args, db_path=tmp_path / "m.db")
@@ -127,3 +129,36 @@ def test_a_gauntlet_plays_one_match_against_each_opponent(tmp_path):
                            timeout=900)
     assert table.returncode == 0, table.stderr  # the same gauntlet again: read back
     assert "vs random: 10 pairs" in table.stdout and "first" in table.stdout.splitlines()[-1]
+
+
+def test_a_field_match_plays_each_deal_in_every_seat_for_both_bots_beside_the_same_field(
+        tmp_path):
+    """Cherki: the candidate and the baseline take turns in one seat on the same cards, the
+    field in the others; a pair scores ½ + (candidate's place score - baseline's) / 2."""
+    out = result(arena("greedy", "random", "--game", "cherki", "--field", "random,first",
+                       "--games", "12", "--seed", "5", "--format", "json",
+                       db_path=tmp_path / "m.db"))
+    assert out["pairs"] == 6 and out["pentanomial"] is None
+    engine = db.connect(f"sqlite:///{tmp_path}/m.db")
+    row = db.get_season(engine, out["match"])
+    stored = list(db.season_results(engine, row.id))
+    assert len(stored) == 12
+    table: dict[float, int] = {}
+    for (_, seed_a, a, ranks_a, _, _), (_, seed_b, b, ranks_b, _, _) in zip(
+            stored[::2], stored[1::2], strict=True):
+        assert seed_a == seed_b  # the same cards
+        [seat] = [i for i in range(3) if a[i] != b[i]]
+        assert (a[seat], b[seat]) == ("greedy", "random")
+        assert [x for i, x in enumerate(a) if i != seat] == ["random", "first"]  # the field
+
+        def place(ranks, seat=seat):
+            return (sum(r > ranks[seat] for r in ranks)
+                    + 0.5 * (ranks.count(ranks[seat]) - 1)) / 2
+
+        pair = round(0.5 + (place(ranks_a) - place(ranks_b)) / 2, 9)
+        table[pair] = table.get(pair, 0) + 1
+    assert {float(k): v for k, v in out["pair_scores"].items()} == table
+    assert out["score"] == pytest.approx(stats.estimate(table).score, abs=1e-6)
+    assert {i for (_, _, a, _, _, _), (_, _, b, _, _, _) in zip(stored[::2], stored[1::2],
+                                                               strict=True)
+            for i in range(3) if a[i] != b[i]} == {0, 1, 2}  # every seat taken in turn

@@ -18,7 +18,7 @@ from .season import _engine, _run, _stored_in
 def match_line(tally) -> str:
     """The live figures: pairs, score, Elo ± interval, LLR and its bounds."""
     e, test = tally.estimate(), tally.sprt()
-    line = (f"{sum(tally.pairs)} pairs, score {100 * e.score:.1f} %, "
+    line = (f"{tally.pair_count} pairs, score {100 * e.score:.1f} %, "
             f"Elo {_elo(e)}")
     if test is not None:
         line += f", LLR {test.llr:.2f} ({test.lower:.2f}, {test.upper:.2f})"
@@ -45,8 +45,12 @@ def summary_lines(tally, title: str) -> list[str]:
         verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "continues"}[test.decision]
         lines.append(f"LLR {test.llr:.2f} ({test.lower:.2f}, {test.upper:.2f}) "
                      f"[{test.elo0:g}, {test.elo1:g}] — {verdict}")
-    lines += [f"Games {sum(tally.games)}: W {w} / D {d} / L {losses}",
-              f"Pairs [LL, LD, DD+WL, WD, WW]: {tally.pairs}"]
+    if tally.field:
+        lines += [f"Games {2 * tally.pair_count}; pairs where the candidate placed better, "
+                  f"level, worse: {w} / {d} / {losses}"]
+    else:
+        lines += [f"Games {sum(tally.games)}: W {w} / D {d} / L {losses}",
+                  f"Pairs [LL, LD, DD+WL, WD, WW]: {tally.pairs}"]
     return lines
 
 
@@ -62,6 +66,10 @@ def match_options(f):
                      help="Stop as soon as the SPRT decides (alpha and beta default to 0.05)."),
         click.option("--seed", type=click.IntRange(min=0),
                      help="Root seed (default: random, shown)."),
+        click.option("--field", default="", metavar="BOT,BOT,...",
+                     help="For a game of more seats: the bots of the other seats (one fewer "
+                     "than the seats; bots may repeat). Each deal is played once per seat "
+                     "by the candidate and by the baseline in that seat, the field around."),
         click.option("--name", help="Match name (default: match-CANDIDATE-BASELINE-SEED); the "
                      "same command with the same name resumes it."),
         click.option("--workers", type=click.IntRange(min=1),
@@ -92,7 +100,9 @@ def match_command(registry, candidate, baseline, fmt, **options) -> None:
     if fmt == "json":
         click.echo(json.dumps(_json(row, tally), indent=2))
     else:
-        title = f"{candidate} vs {baseline}, {row.game} {row.variant}: {sum(tally.pairs)} pairs"
+        title = (f"{candidate} vs {baseline}, {row.game} {row.variant}"
+                 + (f" in a field of {options['field']}" if options["field"] else "")
+                 + f": {tally.pair_count} pairs")
         for line in summary_lines(tally, title):
             click.echo(line)
         _stored_in(registry, row.name)
@@ -132,7 +142,7 @@ def gauntlet_command(registry, candidate, against, fmt, name, seed, **options) -
              right=("pairs", "score", "Elo (95 %)", "LOS"))
     for _, tally in done:
         e, test = tally.estimate(), tally.sprt()
-        t.add_row(tally.baseline, str(sum(tally.pairs)), f"{100 * e.score:.1f} %", _elo(e),
+        t.add_row(tally.baseline, str(tally.pair_count), f"{100 * e.score:.1f} %", _elo(e),
                   f"{100 * e.los:.1f} %",
                   "" if test is None else f"{test.decision or 'open'} (LLR {test.llr:.2f})")
     print_renderable(t)
@@ -143,32 +153,46 @@ def _json(row, tally) -> dict:
             **tally.to_json()}
 
 
-def play(registry, candidate, baseline, game, variant, games, sprt_text, seed, name, workers,
-         executor, scheduler, limits, secret_from, public_seed, quiet=False):
+def play(registry, candidate, baseline, game, variant, games, sprt_text, seed, field, name,
+         workers, executor, scheduler, limits, secret_from, public_seed, quiet=False):
     """Create (or resume) the match and play it; its stored row and tally."""
     from .. import db, league
     from ..match import SprtSpec, summary
+    from ..plugins import split_entrants
     from ..scheduler import SeasonDef, default_batch
 
     g = registry.game(game)
     variant = g.check(variant)
     counts = g.variants[variant]
-    if g.teams:
+    field = tuple(split_entrants(field)) if field else ()
+    if field:
+        if g.teams:
+            raise ArenaError(f"{g.title} is played in teams: a match there is one bot per "
+                             "team, without a field")
+        players, teams = len(field) + 1, 0
+        if players not in counts:
+            raise ArenaError(f"{g.title} {variant} is played by {counts[0]}-{counts[-1]}: a "
+                             f"field is one bot fewer, not {len(field)}"
+                             if len(counts) > 1 else
+                             f"{g.title} {variant} is played by {counts[0]}: a field is "
+                             f"{counts[0] - 1} bots, not {len(field)}")
+    elif g.teams:
         players, teams = counts[0], g.teams
     elif 2 in counts:
         players, teams = 2, 0
     else:
-        raise ArenaError(f"{g.title} {variant} is not played by two, and a match of two bots "
-                         "in a game of more seats needs a field of others, which arena match "
-                         "does not seat yet")
+        raise ArenaError(f"{g.title} {variant} is played by {counts[0]}: a match needs "
+                         f"--field, the {counts[0] - 1} bots of the other seats")
     if candidate == baseline:
         raise ArenaError("a match needs two different bots")
     spec = str(SprtSpec.parse(sprt_text)) if sprt_text else ""
     seed = secrets.randbelow(2**31) if seed is None else seed
     name = name or f"match-{candidate}-{baseline}-{seed}"
     engine = _engine(registry, create=True)
-    defn = SeasonDef(name, game, variant, players, (candidate, baseline), (games + 1) // 2,
-                     seed, 1, limits, 5, teams, secret=None, kind="match", sprt=spec)
+    bots = tuple(dict.fromkeys((candidate, baseline, *field)))
+    rounds = max(1, games // (2 * players)) if field else (games + 1) // 2
+    defn = SeasonDef(name, game, variant, players, bots, rounds, seed, 1, limits, 5, teams,
+                     secret=None, kind="match", sprt=spec, field=field)
     row = _existing(engine, defn)
     pool = league.make_executor(executor, workers, scheduler)
     if row is None:
@@ -201,9 +225,9 @@ def _existing(engine, defn):
         return None
     stored = league.definition(row)
     same = (stored.kind, stored.game, stored.variant, stored.bots, stored.rounds,
-            stored.seed, stored.sprt, stored.limits) == (
+            stored.seed, stored.sprt, stored.limits, stored.field) == (
             defn.kind, defn.game, defn.variant, defn.bots, defn.rounds, defn.seed,
-            defn.sprt, defn.limits)
+            defn.sprt, defn.limits, defn.field)
     if not same:
         raise ArenaError(f"{defn.name!r} is the name of another season or match (pick a name)")
     return row
