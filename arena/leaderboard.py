@@ -14,6 +14,7 @@ from rich import box
 from rich.table import Table
 
 from . import stats
+from .match import best_places
 
 FIELDS = ["rank", "bot", "mu", "sigma", "mu_low", "mu_high", "above_next", "score", "games",
           "wins", "draws", "losses", "win_rate", "mean_score", "total_score", "faults",
@@ -95,9 +96,7 @@ def pairwise(results, bots: list[str]) -> dict[tuple[str, str], stats.Estimate]:
     order = {bot: i for i, bot in enumerate(bots)}
     deals: dict[tuple[str, str], dict[int, list[float]]] = {}
     for _, seed, seats, ranks, _, _ in results:
-        best: dict[str, int] = {}
-        for bot, rank in zip(seats, ranks, strict=True):
-            best[bot] = min(rank, best.get(bot, rank))
+        best = best_places(seats, ranks)
         for a, ra in best.items():
             for b, rb in best.items():
                 if (order.get(a, len(order)), a) < (order.get(b, len(order)), b):
@@ -138,9 +137,7 @@ def crosstable(results, bots: list[str]) -> Table:
     seats, as in a team game, counts with its best)."""
     wdl = {(a, b): [0, 0, 0] for a in bots for b in bots if a != b}
     for seats, ranks, _, _ in results:
-        best: dict[str, int] = {}
-        for bot, rank in zip(seats, ranks, strict=True):
-            best[bot] = min(rank, best.get(bot, rank))
+        best = best_places(seats, ranks)
         for a, ra in best.items():
             for b, rb in best.items():
                 if a != b and (a, b) in wdl:

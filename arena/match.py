@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from . import db, stats
+from . import stats
 from .errors import ArenaError
 
 
@@ -88,9 +88,7 @@ class Tally:
             pair = round(0.5 + gap / 2, 9)
             self.table[pair] = self.table.get(pair, 0) + 1
         else:
-            best: dict[str, int] = {}
-            for bot, rank in zip(seats, ranks, strict=True):
-                best[bot] = min(rank, best.get(bot, rank))
+            best = best_places(seats, ranks)
             mine, theirs = best[self.candidate], best[self.baseline]
             score = 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
             self.games[2 - int(2 * score)] += 1
@@ -99,10 +97,9 @@ class Tally:
                 return False
             self.pairs[round(4 * sum(self.deal) / len(self.deal))] += 1
         self.deal = []
-        if self.spec is not None and self.sprt().decision is not None:
+        if self.spec is not None:
             self.decision = self.sprt().decision
-            return True
-        return False
+        return self.decision is not None
 
     def scores(self) -> dict[float, float]:
         """The table of pair scores (``arena.stats``)."""
@@ -138,6 +135,14 @@ class Tally:
                     "decision": test.decision}}
 
 
+def best_places(seats, ranks) -> dict[str, int]:
+    """Each bot's best rank in a match (a bot holding several seats counts with its best)."""
+    best: dict[str, int] = {}
+    for bot, rank in zip(seats, ranks, strict=True):
+        best[bot] = min(rank, best.get(bot, rank))
+    return best
+
+
 def _place(ranks, seat: int) -> float:
     """A seat's game score by place: the share of the other seats it beat, a tie half."""
     mine = ranks[seat]
@@ -158,6 +163,8 @@ def tally_for(defn) -> Tally:
 
 def summary(engine, defn, season_id: int) -> Tally:
     """The tally of a stored match, read back in fixture order."""
+    from . import db
+
     tally = tally_for(defn)
     for _, _, seats, ranks, _, _ in db.season_results(engine, season_id):
         if tally.add(seats, ranks):
