@@ -113,7 +113,7 @@ class SeasonRater:
     as the forfeit it is, so storage and ratings never depend on timing."""
 
     def __init__(self, engine, row: db.SeasonRow, done: set[int], draw_probability: float,
-                 suspend_after: int = 0, teams: int = 0, until=None):
+                 suspend_after: int = 0, teams: int = 0, tally=None):
         self.engine, self.season_id = engine, row.id
         self.rater = Rater(draw_probability, teams)
         self.done, self.total, self.next = done, row.fixtures, 0
@@ -122,7 +122,7 @@ class SeasonRater:
         self.suspend_after = suspend_after
         self.streak: dict[str, int] = {}
         self.suspended: set[str] = set()
-        self.until = until  # (seats, ranks) -> True: the season ends with this fixture
+        self.tally = tally  # a match's (arena.match.Tally): ends it at the deciding pair
         self.advance()
 
     def add(self, results: list[dict]) -> None:
@@ -154,7 +154,7 @@ class SeasonRater:
             self.rater.add(seats, ranks, scores, faults)
             self._count_faults(seats, faults)
             self.next += 1
-            if self.until is not None and self.until(seats, ranks):
+            if self.tally is not None and self.tally.add(seats, ranks):
                 self.total = self.next  # a match decided: nothing later counts
         if rewrites:
             db.rewrite_results(self.engine, self.season_id, rewrites)
@@ -213,8 +213,7 @@ def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | Non
     game = registry.game(row.game)
     tally = match.tally_for(defn) if defn.kind == "match" else None
     rater = SeasonRater(engine, row, done, game.draw_probability, defn.suspend_after,
-                        game.teams, until=tally.add if tally else None)
-    rater.tally = tally  # a match's figures so far, for progress views
+                        game.teams, tally)
 
     def store(results):
         with interrupts_deferred():  # a batch is stored whole, or not at all

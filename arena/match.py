@@ -15,6 +15,7 @@ killed and resumed: fixtures past that pair are not counted, and not kept.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 
 from . import stats
@@ -151,7 +152,7 @@ def _place(ranks, seat: int) -> float:
 
 
 def _finite(x: float) -> float | None:
-    return round(x, 6) if abs(x) != float("inf") and x == x else None
+    return round(x, 6) if math.isfinite(x) else None
 
 
 def tally_for(defn) -> Tally:
