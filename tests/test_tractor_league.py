@@ -87,7 +87,7 @@ def test_the_transcript_shows_bidding_tricks_and_the_result_and_hides_the_kitty(
 
 
 def test_the_crosstable_counts_a_team_game_once():
-    from arena.leaderboard import crosstable
+    from arena.views.leaderboard import crosstable
 
     table = crosstable([(["a", "b", "a", "b"], [1, 3, 1, 3], [1, -1, 1, -1], [None] * 4)],
                        ["a", "b"])

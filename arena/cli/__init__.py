@@ -38,7 +38,7 @@ def games(registry) -> None:
     """List the games, their variants and player counts."""
     from rich.table import Table
 
-    from ..transcript import print_renderable
+    from ..views.transcript import print_renderable
 
     table = Table("game", "variant", "players", "move cap", "about")
     for game in registry.games().values():
@@ -76,7 +76,7 @@ def bots(registry) -> None:
     """List the bots, the games they play and where they come from."""
     from rich.table import Table
 
-    from ..transcript import print_renderable
+    from ..views.transcript import print_renderable
 
     table = Table("bot", "games", "options", "source")
     for name, per_game in registry.bots().items():
@@ -92,10 +92,10 @@ def bots(registry) -> None:
 def _play(registry, game_name, variant, bot_names, seed, show, omniscient, as_json,
           limits="", secret=None):
     from ..bot import make_bot
-    from ..exports import play_deal_seed, play_record
     from ..referee import play_match, replay
     from ..sandbox import Limits
-    from ..transcript import print_renderable, render_result, render_transcript
+    from ..views.exports import play_deal_seed, play_record
+    from ..views.transcript import print_renderable, render_result, render_transcript
 
     limits = Limits.parse(limits)
     secret = secret or secret_of(None, False)
@@ -164,10 +164,11 @@ def play(registry, game, bot_names, variant, seed, show, omniscient, as_json, li
 def _register_commands() -> None:
     from . import demo, tools  # noqa: F401 - their commands register themselves on ``cli``
     from .match import gauntlet_command, match_command
+    from .report import report_command
     from .season import leaderboard, replay_command, season, verify_command
 
     for command in (season, leaderboard, replay_command, verify_command, match_command,
-                    gauntlet_command):
+                    gauntlet_command, report_command):
         cli.add_command(command)
 
 

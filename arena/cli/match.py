@@ -117,9 +117,9 @@ def match_command(registry, candidate, baseline, fmt, **options) -> None:
 def gauntlet_command(registry, candidate, against, fmt, name, seed, **options) -> None:
     """CANDIDATE against each bot of --against: one match each (named NAME-OPPONENT, on the
     same seed), a summary line per opponent and a table of them all."""
-    from ..leaderboard import grid
     from ..plugins import split_entrants
-    from ..transcript import print_renderable
+    from ..views.leaderboard import grid
+    from ..views.transcript import print_renderable
 
     opponents = list(split_entrants(against))
     if not opponents:

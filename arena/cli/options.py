@@ -14,7 +14,7 @@ def secret_of(secret_from: str | None, public_seed: bool) -> str:
     if secret_from and public_seed:
         raise ArenaError("--secret-from and --public-seed exclude each other")
     if secret_from:
-        from ..exports import read_secret
+        from ..views.exports import read_secret
 
         return read_secret(secret_from)
     return PUBLIC_SECRET if public_seed else new_secret()

@@ -43,7 +43,7 @@ def _run(engine, registry, row, pool, quiet=False, view=None) -> None:
     )
 
     from .. import db, league
-    from .. import leaderboard as views
+    from ..views import leaderboard as views
 
     done_before = len(db.stored_fixtures(engine, row.id))
     progress = Progress(TextColumn(f"season {row.name}"), BarColumn(), MofNCompleteColumn(),
@@ -182,8 +182,8 @@ def season_resume(registry, name, workers, executor, scheduler) -> None:
 def season_list(registry) -> None:
     """List the seasons with their progress."""
     from .. import db
-    from .. import leaderboard as views
-    from ..transcript import print_renderable
+    from ..views import leaderboard as views
+    from ..views.transcript import print_renderable
 
     t = views.grid("season", "league", "bots", "rounds", "seed", "matches", "status",
                    wrap=("season", "bots"), right=("rounds", "matches"))
@@ -208,8 +208,8 @@ def season_list(registry) -> None:
 def season_show(registry, name, list_matches, pairs) -> None:
     """Standings, crosstable and faults of season NAME."""
     from .. import db
-    from .. import leaderboard as views
-    from ..transcript import print_renderable
+    from ..views import leaderboard as views
+    from ..views.transcript import print_renderable
 
     engine = _engine(registry)
     row = db.get_season(engine, name)
@@ -241,7 +241,7 @@ def season_export(registry, name, output) -> None:
     match (deal seed, seats, result, each action with its seat). 'arena verify' checks it;
     --secret-from takes its secret. Keep it where bots cannot read it."""
     from .. import db
-    from ..exports import dumps, season_lines
+    from ..views.exports import dumps, season_lines
 
     engine = _engine(registry)
     row = db.get_season(engine, name)
@@ -315,8 +315,8 @@ def _seeding_note(row) -> str:
 
 def _show_leaderboard(engine, registry, row) -> None:
     from .. import db, league
-    from .. import leaderboard as views
-    from ..transcript import print_renderable
+    from ..views import leaderboard as views
+    from ..views.transcript import print_renderable
 
     standings = league.standings(engine, registry, row.game, row.variant, row.players, row.name)
     stored = len(db.stored_fixtures(engine, row.id))
@@ -343,8 +343,8 @@ def _show_leaderboard(engine, registry, row) -> None:
 def leaderboard(registry, game, variant, players, season_name, fmt) -> None:
     """Ratings of one league (game, variant, players), best first by mu - 3 sigma."""
     from .. import db, league
-    from .. import leaderboard as views
-    from ..transcript import print_renderable
+    from ..views import leaderboard as views
+    from ..views.transcript import print_renderable
 
     g = registry.game(game)
     variant = g.check(variant)
@@ -373,10 +373,10 @@ def leaderboard(registry, game, variant, players, season_name, fmt) -> None:
 def replay_command(registry, match_id, seat, omniscient, verify, as_json) -> None:
     """Show a stored match again (and check it reproduces with --verify)."""
     from .. import db, league
-    from ..exports import fixture_seed, match_record, verify_match
     from ..games import Result
     from ..referee import Match, replay
-    from ..transcript import print_renderable, render_transcript
+    from ..views.exports import fixture_seed, match_record, verify_match
+    from ..views.transcript import print_renderable, render_transcript
 
     match_row, season_row, seats = db.get_match(_engine(registry), match_id)
     game = registry.game(season_row.game)
@@ -424,7 +424,7 @@ def replay_command(registry, match_id, seat, omniscient, verify, as_json) -> Non
 def verify_command(registry, path) -> None:
     """Check a match or season record (play --json, replay --json or season export): each
     deal seed follows from its seed and secret, and each match replays to its result."""
-    from ..exports import read_lines, verify
+    from ..views.exports import read_lines, verify
 
     try:
         checked, problems = verify(registry, read_lines(path))

@@ -35,7 +35,7 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
 
     from ..bench import engine_games, playout_games, referee_games, round_trip, yardstick
     from ..bench import season as season_bench
-    from ..transcript import print_renderable
+    from ..views.transcript import print_renderable
 
     game = registry.game(game_name)
     variant = game.check(variant, players)
@@ -118,7 +118,7 @@ def doctor(registry) -> None:
     from rich.table import Table
 
     from ..sandbox import probe
-    from ..transcript import print_renderable
+    from ..views.transcript import print_renderable
 
     layers = probe()
     table = Table("layer", "active", "what it stops")

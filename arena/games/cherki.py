@@ -351,6 +351,16 @@ class CherkiState(Finished):
                              if self.winning_hand else None),
         }
 
+    def reveal(self) -> dict:
+        """Every hidden card, for a spectator who sees everything (a replay's view of the
+        whole table; never sent to a bot): the three hands, each caller's pair, the card
+        the mover just drew, and the stock, top first."""
+        return {"hands": [[FACE_NAMES[f] for f in self.hand_list(p)] for p in range(3)],
+                "locked": [KIND_NAMES[k] if k is not None else None for k in self.locked],
+                "drawn": (FACE_NAMES[self.last_drawn] if self.phase == "discard"
+                          and self.last_drawn is not None else None),
+                "stock": [FACE_NAMES[f] for f in reversed(self.stock)]}
+
     def all_faces(self) -> list[int]:
         return [f for p in range(3) for f in self.hand_list(p)] + self.stock + self.pile
 

@@ -570,6 +570,13 @@ class TractorState(Finished):
             "history": [dict(h) for h in self.history],
         }
 
+    def reveal(self) -> dict:
+        """Every hidden card, for a spectator who sees everything (a replay's view of the
+        whole table; never sent to a bot): the four hands, the kitty as dealt and the
+        dealer's bury."""
+        return {"hands": [self._names(self.hand_list(p)) for p in range(4)],
+                "kitty": self._names(self.kitty), "buried": self._names(self.buried)}
+
     def all_faces(self) -> list[int]:
         """Every card of the deal wherever it lies (for conservation checks)."""
         out = [f for p in range(4) for f in self.hand_list(p)] + list(self.buried)

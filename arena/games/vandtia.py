@@ -921,6 +921,16 @@ class VandtiaState:
             ],
         }
 
+    def reveal(self) -> dict:
+        """Every hidden card, for a spectator who sees everything (a replay's view of the
+        whole table; never sent to a bot): each seat's hand and face-down cards (``null``
+        where one was turned), and the stock, top first."""
+        n = _NAMES
+        return {"hands": [[n[c] for c in self.hands[p]] for p in range(self.n)],
+                "facedown": [[n[c] if c is not None else None for c in self.facedown[p]]
+                             for p in range(self.n)],
+                "stock": [n[c] for c in reversed(self.stock)]}
+
     def copy(self) -> VandtiaState:
         """An independent copy (for search: play it out, the original stays as it is).
         Events are not copied: a copy records none."""

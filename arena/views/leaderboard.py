@@ -13,8 +13,8 @@ import math
 from rich import box
 from rich.table import Table
 
-from . import stats
-from .match import best_places
+from .. import stats
+from ..match import best_places
 
 FIELDS = ["rank", "bot", "mu", "sigma", "mu_low", "mu_high", "above_next", "score", "games",
           "wins", "draws", "losses", "win_rate", "mean_score", "total_score", "faults",

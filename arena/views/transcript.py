@@ -11,7 +11,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from .cards import SUIT_SYMBOLS
+from ..cards import SUIT_SYMBOLS
 
 
 def card_text(name: str) -> str:
@@ -156,7 +156,8 @@ def _tractor(events: list, names: list[str], omniscient: bool, viewer: int | Non
 
 def _cherki(events: list, names: list[str], omniscient: bool, viewer: int | None) -> list:
     """Cherki: the hands (hidden unless allowed), each turn's draw or take and discard,
-    calls, and the winning hand. A drawn card is private: shown only to its drawer."""
+    calls, and the winning hand. A drawn card and a call's pair are private: shown only to
+    that seat (and with ``omniscient``)."""
     parts: list = []
     rows = Table(box=None, pad_edge=False, show_edge=False)
     for col in ("move", "seat", "does", "card", "what happens"):
@@ -173,13 +174,17 @@ def _cherki(events: list, names: list[str], omniscient: bool, viewer: int | None
                 sees = omniscient or p == viewer
                 hands.add_row(f"{p} {name}", " ".join(ev["hands"][p]) if sees else "8 hidden")
             parts.append(hands)
-        elif stage == "call":
-            rows.add_row(str(ev["move"]), who, "calls", "", f"Cherki, waiting for a {ev['pair']}")
+        elif stage == "call":  # the pair is the caller's secret
+            sees = omniscient or viewer == seat
+            rows.add_row(str(ev["move"]), who, "calls", "",
+                         f"Cherki, waiting for a {ev['pair']}" if sees else "Cherki")
         elif stage in ("draw", "take"):
             sees = stage == "take" or omniscient or viewer == seat
             rows.add_row(str(ev["move"]), who, stage + "s", ev["card"] if sees else "?", "")
         elif stage == "discard":
-            call = f"calls Cherki, waiting for a {ev['call']}" if "call" in ev else ""
+            call = "" if "call" not in ev else (
+                f"calls Cherki, waiting for a {ev['call']}" if omniscient or viewer == seat
+                else "calls Cherki")
             rows.add_row(str(ev["move"]), who, "discards", ev["card"], call)
         elif stage == "end":
             what = {"win": f"wins with {' '.join(ev.get('hand', []))}",

@@ -1,0 +1,30 @@
+// The rating chart of a season page: each bot's mu after every rated match, a band of
+// +-sigma around it, drawn by uPlot (bundled beside this file).
+(function () {
+  "use strict";
+  var box = document.getElementById("rating-chart");
+  var data = JSON.parse(document.getElementById("chart-data").textContent);
+  var names = Object.keys(data.bots);
+  var columns = [data.x], series = [{label: "match"}], bands = [];
+  var colours = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+                 "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
+  names.forEach(function (name, i) {
+    var b = data.bots[name], colour = colours[i % colours.length];
+    columns.push(b.mu);
+    columns.push(b.mu.map(function (m, j) { return m + b.sigma[j]; }));
+    columns.push(b.mu.map(function (m, j) { return m - b.sigma[j]; }));
+    series.push({label: name, stroke: colour, width: 2});
+    series.push({label: name + " +σ", stroke: colour, width: 0, points: {show: false}});
+    series.push({label: name + " −σ", stroke: colour, width: 0, points: {show: false}});
+    var mu = 1 + 3 * i;
+    bands.push({series: [mu + 1, mu + 2], fill: colour + "22"});
+  });
+  var width = Math.max(320, Math.min(960, box.clientWidth || 960));
+  new uPlot({
+    width: width, height: 320, series: series, bands: bands,
+    scales: {x: {time: false}},
+    axes: [{label: "rated matches"}, {label: "μ"}],
+    legend: {show: true, live: true},
+    cursor: {drag: {x: true, y: false}},
+  }, columns, box);
+})();

@@ -1,0 +1,131 @@
+// The replay viewer: draws the frames that arena.views.frames made from the engine.
+// It knows how cards look, never a rule of a game.
+(function () {
+  "use strict";
+  var data = JSON.parse(document.getElementById("frames").textContent);
+  var game = data.game, frames = data.frames, seats = data.names.length;
+  var SUITS = {C: ["♣", "black"], D: ["♦", "red"], H: ["♥", "red"], S: ["♠", "black"]};
+  var CHERKI_SUITS = {C: ["coins", "coins"], S: ["strings", "strings"], M: ["myriads", "myriads"]};
+  var HONOURS = {WF: ["White Flower", "white-flower"], RF: ["Red Flower", "red-flower"],
+                 OT: ["Old Thousand", "old-thousand"]};
+
+  // Every view of every frame in full: a zone of 0 is the one before it in time, 1 the
+  // one of the view before in the same frame; facts of 0 are the frame before's.
+  var full = [], facts = [];
+  frames.forEach(function (f, i) {
+    facts.push(f.facts === 0 ? facts[i - 1] : f.facts);
+    full.push(f.views.map(function (zones, v, views) {
+      return zones.map(function (z, k) {
+        if (z === 0) return full[i - 1][v][k];
+        if (z === 1) return null;  // resolved below, once the view before is known
+        return z;
+      });
+    }));
+    full[i].forEach(function (zones, v) {
+      zones.forEach(function (z, k) { if (z === null) zones[k] = full[i][v - 1][k]; });
+    });
+  });
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function card(name) {
+    var c = el("span", "card");
+    c.dataset.card = name;
+    if (game === "cherki") {
+      if (HONOURS[name]) {
+        c.classList.add("honour", HONOURS[name][1]);
+        c.appendChild(el("b", null, name));
+        c.appendChild(el("small", null, HONOURS[name][0]));
+      } else {
+        var s = CHERKI_SUITS[name.slice(-1)];
+        c.classList.add(s[1]);
+        c.appendChild(el("b", null, name.slice(0, -1)));
+        c.appendChild(el("small", null, s[0]));
+      }
+      c.title = name;
+      return c;
+    }
+    if (name === "BJ" || name === "SJ") {
+      c.classList.add("joker", name === "BJ" ? "red" : "black");
+      c.appendChild(el("b", null, "🃏"));
+      c.appendChild(el("small", null, name === "BJ" ? "big joker" : "small joker"));
+      c.title = name;
+      return c;
+    }
+    var suit = SUITS[name.slice(-1)];
+    c.classList.add(suit[1]);
+    c.appendChild(el("b", null, name.slice(0, -1)));
+    c.appendChild(el("span", "suit", suit[0]));
+    c.title = name;
+    return c;
+  }
+
+  var at = 0, view = Number(document.getElementById("view").value);
+
+  function draw() {
+    var f = frames[at];
+    var everyone = view === seats;
+    var log = (everyone || view === f.actor) && f.full ? f.full : f.log;
+    document.getElementById("log").textContent = "move " + f.move + " · " + log;
+    var dl = document.getElementById("facts");
+    dl.replaceChildren();
+    facts[at].forEach(function (kv) {
+      dl.appendChild(el("dt", null, kv[0]));
+      dl.appendChild(el("dd", null, kv[1]));
+    });
+    var table = document.getElementById("table");
+    table.replaceChildren();
+    full[at][view].forEach(function (zone, k) {
+      var box = el("div", "zone");
+      if (!everyone && k === view) box.classList.add("mine");
+      if (k >= seats) box.classList.add("wide");
+      var h = el("h3", null, zone.title + (!everyone && k === view ? " (this view)" : ""));
+      zone.tags.forEach(function (t) { h.appendChild(el("span", "tag", t)); });
+      box.appendChild(h);
+      zone.rows.forEach(function (row) {
+        var line = el("div", "row");
+        line.appendChild(el("span", "label", row[0]));
+        var cards = el("span", "cards");
+        if (row[1]) row[1].split(" ").forEach(function (n) { cards.appendChild(card(n)); });
+        for (var i = 0; i < row[2]; i++) cards.appendChild(el("span", "card back"));
+        if (!row[1] && !row[2]) cards.appendChild(el("span", "none", "—"));
+        else if (row[2]) cards.appendChild(el("span", "count", row[2] + " hidden"));
+        line.appendChild(cards);
+        box.appendChild(line);
+      });
+      table.appendChild(box);
+    });
+    document.getElementById("jump").value = at;
+    document.getElementById("scrub").value = at;
+  }
+
+  function go(i) {
+    at = Math.max(0, Math.min(frames.length - 1, i));
+    draw();
+  }
+
+  document.getElementById("first").onclick = function () { go(0); };
+  document.getElementById("back").onclick = function () { go(at - 1); };
+  document.getElementById("forward").onclick = function () { go(at + 1); };
+  document.getElementById("last").onclick = function () { go(frames.length - 1); };
+  document.getElementById("jump").onchange = function (e) { go(Number(e.target.value)); };
+  document.getElementById("scrub").oninput = function (e) { go(Number(e.target.value)); };
+  document.getElementById("view").onchange = function (e) {
+    view = Number(e.target.value);
+    draw();
+  };
+  document.addEventListener("keydown", function (e) {
+    if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
+    var keys = {ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: frames.length - 1};
+    if (e.key in keys) {
+      e.preventDefault();
+      go(keys[e.key]);
+    }
+  });
+  draw();
+})();
