@@ -132,10 +132,11 @@ def test_ismcts_rewards_a_tractor_deal_by_its_winner_and_points():
     assert len({p for p, _ in seen}) > 5
 
 
-def test_ismcts_plays_greedys_move_in_the_phase_named_by_greedy_in():
+def test_ismcts_plays_its_heuristics_move_in_the_phase_named_by_heuristic_in():
+    from arena_bots.efficient_cherki import EfficientCherki
     from arena_bots.greedy_cherki import GreedyCherki
 
-    bot, seen = Tuned(iterations=20, sweep=True, greedy_in="discard"), []
+    bot, seen = Tuned(iterations=20, sweep=True, heuristic_in="discard"), []
     search = bot.act
 
     def act(observation, legal):
@@ -150,4 +151,4 @@ def test_ismcts_plays_greedys_move_in_the_phase_named_by_greedy_in():
     discards = [(o, legal, a) for o, legal, a in seen
                 if o["phase"] == "discard" and len(legal) > 1]
     assert len(discards) > 20
-    assert all(GreedyCherki().act(o, legal) == a for o, legal, a in discards)
+    assert all(EfficientCherki().act(o, legal) == a for o, legal, a in discards)
