@@ -27,7 +27,7 @@ from . import DEFAULT_DB as DEFAULT_URL
 from .errors import ArenaError, masked
 from .referee import ASKING
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 def now() -> datetime:
@@ -117,6 +117,28 @@ class RatingRow(SQLModel, table=True):
     suspended: bool = False  # stopped after too many faults in a row (schema 2)
 
 
+class SubmissionRow(SQLModel, table=True):
+    """A submitted bot's version (schema 5): its content lives in the bot store, in the
+    folder ``path`` (relative to the store), and is run from there by the worker."""
+
+    __tablename__ = "submissions"
+    __table_args__ = (UniqueConstraint("name", "version"), UniqueConstraint("name", "content"))
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(index=True)
+    version: int
+    content: str  # SHA-256 of the submission's files (names and bytes)
+    author: str
+    submitted_at: datetime = Field(default_factory=now)
+    games: str  # JSON list
+    kind: str  # file, module, manifest: how the worker loads it
+    target: str  # relative to the folder: a file, "module:attr" or a manifest
+    path: str  # the version's folder, relative to the store
+    options: str | None = None  # JSON: the options it declares, or null
+    code_hashes: str = "{}"  # JSON {game: code hash}, as a season records a bot's code
+    checked: str = ""  # what check-bot said
+    withdrawn: bool = False
+
+
 def _schema_2(conn) -> None:
     conn.exec_driver_sql("ALTER TABLE seat_results ADD COLUMN log VARCHAR")
     conn.exec_driver_sql("ALTER TABLE ratings ADD COLUMN suspended BOOLEAN NOT NULL DEFAULT false")
@@ -131,8 +153,12 @@ def _schema_4(conn) -> None:
         conn.exec_driver_sql(f"ALTER TABLE seat_results ADD COLUMN {column} FLOAT")
 
 
+def _schema_5(conn) -> None:
+    """The submissions table, which ``create_all`` has just made."""
+
+
 # (version, callable(connection)), in order
-MIGRATIONS: list = [(2, _schema_2), (3, _schema_3), (4, _schema_4)]
+MIGRATIONS: list = [(2, _schema_2), (3, _schema_3), (4, _schema_4), (5, _schema_5)]
 
 
 def _sqlite_pragmas(dbapi_connection, _record):
@@ -228,6 +254,47 @@ def _first_line(e: BaseException) -> str:
 
 def dumps(value) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+@contextmanager
+def claim(engine, key: str, wait: bool = False):
+    """Hold a lock named ``key`` for as long as the block runs, if it can be had: yields
+    True when held, False when another runner holds it (``wait``: block until it can be
+    had). A PostgreSQL advisory lock; for a SQLite file, a lock on a file beside it, so
+    runners on one machine take turns too. The lock goes with the process that holds it."""
+    number = zlib.crc32(key.encode())
+    if engine.dialect.name == "postgresql":
+        with engine.connect() as conn:
+            if wait:
+                conn.exec_driver_sql(f"SELECT pg_advisory_lock({number})")
+                held = True
+            else:
+                held = conn.exec_driver_sql(f"SELECT pg_try_advisory_lock({number})").scalar()
+            try:
+                yield bool(held)
+            finally:
+                if held:
+                    conn.exec_driver_sql(f"SELECT pg_advisory_unlock({number})")
+                conn.commit()
+        return
+    import fcntl
+
+    database = engine.url.database
+    if not database or database == ":memory:":
+        yield True
+        return
+    # a POSIX record lock: it belongs to this process alone, so the worker processes it
+    # forks do not hold it on after it is killed
+    with open(f"{database}.{number:08x}.lock", "a") as f:
+        try:
+            fcntl.lockf(f, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except OSError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.lockf(f, fcntl.LOCK_UN)
 
 
 # -- seasons, matches, ratings ---------------------------------------------------------------
@@ -417,6 +484,14 @@ def results(engine, game: str, variant: str, players: int | None = None,
             seats = list(seats)
             yield ([s.bot for s in seats], [s.rank for s in seats], [s.score for s in seats],
                    [s.fault for s in seats])
+
+
+def matches_played(engine) -> dict[str, int]:
+    """Per bot (as seasons name it): the stored matches it played a seat of."""
+    with engine.connect() as conn:
+        rows = conn.execute(select(SeatRow.bot, func.count(func.distinct(SeatRow.match_id)))
+                            .group_by(SeatRow.bot)).all()
+    return dict(rows)
 
 
 def move_times(engine, season_id: int) -> dict[str, tuple[float, float, int]]:

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 
 from . import db, match
 from .errors import ArenaError
-from .plugins import Registry
+from .plugins import Registry, parse_entrant
 from .ratings import Rater, Standing, rate
 from .referee import ASKING
 from .scheduler import Fixture, SeasonDef, fixture_count, run, suspended_result, validate
@@ -93,6 +93,11 @@ def default_executor(workers: int | None) -> Executor:
 
 
 def _pin(counter, cpus: list[int]) -> None:
+    """Pin this worker to its CPU, and have it die with the process that started it (a
+    coordinator killed with SIGKILL would otherwise leave its workers waiting forever)."""
+    import ctypes
+
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     with counter.get_lock():
         index = counter.value
         counter.value += 1
@@ -226,7 +231,8 @@ def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | Non
     executor = executor or default_executor(workers)
     try:
         played = run(defn, done, executor, store, bots_dirs=tuple(map(str, registry.bots_dirs)),
-                     suspended=lambda: set(rater.suspended), stop=lambda: rater.complete)
+                     suspended=lambda: set(rater.suspended), stop=lambda: rater.complete,
+                     submitted=submitted_entries(registry, defn))
     finally:
         if own:
             executor.shutdown(cancel_futures=True)
@@ -235,6 +241,18 @@ def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | Non
             db.end_at(engine, row.id, rater.total)
         finish(engine, registry, row, rater.standings())
     return played
+
+
+def submitted_entries(registry: Registry, defn: SeasonDef) -> tuple:
+    """The registry entries of a season's submitted bots (``NAME@VERSION``), for workers,
+    whose registries know installed bots and bots folders only."""
+    out = []
+    for name in defn.bots:
+        base = parse_entrant(name)[0]
+        if "@" in base:
+            entry = registry.bot(base, defn.game)
+            out.append(entry)
+    return tuple(out)
 
 
 @contextmanager

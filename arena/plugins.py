@@ -168,6 +168,10 @@ class Registry:
         self._games: dict | None = None
         self._bots: dict | None = None
         self.broken: dict[str, str] = {}  # bot source -> why it could not be loaded
+        #: submitted bots (``arena.store``): a callable giving their entries, asked once,
+        #: on first use; their names are ``NAME@VERSION``, and plain ``NAME`` is the latest
+        self.submitted = None
+        self.latest: dict[str, str] = {}  # submitted NAME -> NAME@VERSION of its latest
 
     # -- games ---------------------------------------------------------------------------
 
@@ -251,8 +255,27 @@ class Registry:
                     bots.setdefault(name, {})[game] = BotEntry(
                         name, game, label, {**run, "name": name, "game": game}, digest,
                         options)
+        if self.submitted is not None:
+            for entry in self.submitted():
+                base = entry.name.partition("@")[0]
+                if base in bots:  # an installed bot or a bots folder's took the name first
+                    self.broken[entry.source] = f"bot {base!r} is also installed: not listed"
+                    continue
+                bots.setdefault(entry.name, {})[entry.game] = entry
+                self.latest[base] = max(self.latest.get(base, entry.name), entry.name,
+                                        key=lambda n: int(n.partition("@")[2]))
         self._bots = dict(sorted(bots.items()))
         return self._bots
+
+    def canonical(self, entrant: str) -> str:
+        """An entrant as seasons store it: a submitted bot named without a version is its
+        latest version (``mybot`` -> ``mybot@4``, options kept), so results and ratings are
+        per version."""
+        name, colon, options = entrant.partition(":")
+        self.bots()
+        if name in self.latest:
+            name = self.latest[name]
+        return name + colon + options
 
     @staticmethod
     def _registered(label: str, spec: dict, answer: dict) -> list:
@@ -273,6 +296,13 @@ class Registry:
         (``NAME:key=value,...``), and the entry is then that entrant, named as written."""
         entrant, (name, options) = name, parse_entrant(name)
         bots = self.bots()
+        if name in self.latest:  # a submitted bot without a version: its latest
+            name = self.latest[name]
+            entrant = self.canonical(entrant)
+        base, at, version = name.partition("@")
+        if at and name not in bots and base in self.latest:
+            newest = self.latest[base].partition("@")[2]
+            raise UnknownBot(f"bot {base!r} has no version {version!r} (versions 1-{newest})")
         if name not in bots:
             broken = (f"; {len(self.broken)} bot source(s) failed to load, see 'arena bots'"
                       if self.broken else "")

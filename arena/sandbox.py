@@ -104,10 +104,11 @@ def read_paths(spec: dict) -> list[str]:
     """What a bot may read besides the system and the Python environment: its own files,
     the arena package and the installed bot packages (wherever an editable install keeps
     them), so a bot file may build on a reference bot."""
-    own = _module_paths("arena") + _installed_bot_paths()
+    own = _module_paths("arena") + _installed_bot_paths() + (
+        [spec["path"]] if spec.get("path") else [])
     kind, target = spec["kind"], spec["target"]
     if kind == "module":
-        return own + _module_paths(target.partition(":")[0])
+        return own + ([] if spec.get("path") else _module_paths(target.partition(":")[0]))
     if kind == "file":
         return own + [target]
     return own + [a for a in target if os.path.exists(a)] + list(spec.get("read", []))

@@ -69,7 +69,9 @@ class SeasonDef:
     #: keys every deal and bot seed; never sent to a bot (None: a season made before secrets)
     secret: str | None = field(default_factory=new_secret, repr=False)
     config: str = field(default="", repr=False, compare=False)  # the --config file's text
-    kind: str = "season"  # or "match": two bots on duplicate deals (arena.match)
+    #: or "match": two bots on duplicate deals (arena.match); or "ladder": a placement, in
+    #: which only the groups holding the first bot play (arena.ladder)
+    kind: str = "season"
     sprt: str = ""  # a match's SPRT, "elo0=0,elo1=10,alpha=0.05,beta=0.05": ends it early
     #: a match in a game of more seats: the bots of the other seats, in seat order (bots
     #: may repeat); the candidate and the baseline take turns in the remaining seat
@@ -119,6 +121,11 @@ class Fixture:
 def round_groups(defn: SeasonDef) -> Iterator[list[tuple[str, ...]]]:
     """The groups of bots that meet, round by round."""
     bots, n = list(defn.bots), defn.group
+    if defn.kind == "ladder":  # a placement: every group that holds the newcomer, bots[0]
+        every = [g for g in combinations(bots, n) if g[0] == bots[0]]
+        for _ in range(defn.rounds):
+            yield every
+        return
     if math.comb(len(bots), n) <= MAX_GROUPS:
         every = list(combinations(bots, n))
         for _ in range(defn.rounds):
@@ -148,6 +155,8 @@ def fixture_count(defn: SeasonDef) -> int:
     if defn.field:
         return defn.rounds * defn.players * 2
     k, n = len(defn.bots), defn.group
+    if defn.kind == "ladder":
+        return defn.rounds * math.comb(k - 1, n - 1) * defn.seatings
     per_round = math.comb(k, n) if math.comb(k, n) <= MAX_GROUPS else math.ceil(k / n)
     return defn.rounds * per_round * defn.seatings
 
@@ -222,12 +231,15 @@ def validate(defn: SeasonDef, registry: Registry) -> None:
 
 
 @lru_cache(maxsize=4)
-def _registry(bots_dirs: tuple[str, ...]) -> Registry:
-    return Registry(bots_dirs=bots_dirs)  # one per worker process, loaded once
+def _registry(bots_dirs: tuple[str, ...], submitted: tuple = ()) -> Registry:
+    registry = Registry(bots_dirs=bots_dirs)  # one per worker process, loaded once
+    if submitted:
+        registry.submitted = lambda: list(submitted)
+    return registry
 
 
 def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits: str,
-               batch: list[Fixture], secret: str) -> list[dict]:
+               batch: list[Fixture], secret: str, submitted: tuple = ()) -> list[dict]:
     """Run in a worker: play the fixtures of one batch, return plain results.
 
     Every seat of a match is its own sandboxed process - a bot that plays both seats of a
@@ -237,8 +249,10 @@ def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits:
     (as many as it plays seats of one deal: two in a two-player game, four for a Tractor
     team, six for a Cherki bot) serving the batch's matches, each seat taken by the first
     of them that has not seen the deal; a batch - fixed by fixture index - always meets the
-    same processes, and no process learns more of a deal than its seat shows."""
-    registry = _registry(bots_dirs)
+    same processes, and no process learns more of a deal than its seat shows.
+    ``submitted``: the entries of the season's submitted bots (``arena.store``), which a
+    worker's registry cannot find by itself."""
+    registry = _registry(bots_dirs, submitted)
     game = registry.game(game_name)
     pools: dict[str, list[tuple[object, set[int]]]] = {}  # bot -> [(process, deals seen)]
     out = []
@@ -310,7 +324,8 @@ def batches(defn: SeasonDef, done: set[int]) -> Iterator[list[Fixture]]:
 
 def run(defn: SeasonDef, done: set[int], executor: Executor, store: Callable[[list], None],
         bots_dirs: tuple[str, ...] = (), window: int = 4,
-        suspended: Callable[[], set[str]] = set, stop: Callable[[], bool] = bool) -> int:
+        suspended: Callable[[], set[str]] = set, stop: Callable[[], bool] = bool,
+        submitted: tuple = ()) -> int:
     """Play every fixture of ``defn`` whose index is not in ``done``; hand each finished
     batch to ``store`` (in this process). At most ``window`` batches per worker are in flight,
     so memory stays flat however long the season. Fixtures of bots that ``suspended()`` names
@@ -334,7 +349,7 @@ def run(defn: SeasonDef, done: set[int], executor: Executor, store: Callable[[li
                 batch = [fx for fx in batch if not out & set(fx.seats)]
             if batch:
                 pending.add(executor.submit(play_batch, defn.game, defn.variant, bots_dirs,
-                                            defn.limits, batch, defn.secret))
+                                            defn.limits, batch, defn.secret, submitted))
                 return True
         return False
 

@@ -39,8 +39,11 @@ def _pm() -> pluggy.PluginManager:
     return pm
 
 
-def load_source(kind: str, target: str):
-    """The plugin object of one bot source: an importable module or a ``.py`` file."""
+def load_source(kind: str, target: str, path: str | None = None):
+    """The plugin object of one bot source: an importable module or a ``.py`` file;
+    ``path``, a folder its imports are found in first (a submitted bot's own folder)."""
+    if path and path not in sys.path:
+        sys.path.insert(0, path)
     if kind == "module":
         module, _, attr = target.partition(":")
         plugin = importlib.import_module(module)
@@ -85,7 +88,7 @@ def _error(e: BaseException) -> str:
 def _list(config: dict, out) -> None:
     for source in config["sources"]:
         try:
-            plugin = load_source(source["kind"], source["target"])
+            plugin = load_source(source["kind"], source["target"], source.get("path"))
             bots = [{"name": name, "games": games if isinstance(games, str) else list(games),
                      "callable": callable(factory), "code_hash": code_hash(factory),
                      "options": dict(options) if options is not None else None}
@@ -100,7 +103,7 @@ def _list(config: dict, out) -> None:
 def _serve(config: dict, inp, out) -> None:
     bot = config["bot"]
     try:
-        plugin = load_source(bot["kind"], bot["target"])
+        plugin = load_source(bot["kind"], bot["target"], bot.get("path"))
         factory, options = next((f, o or {}) for name, games, f, o in registrations(plugin)
                                 if name == bot["name"] and bot["game"] in games)
     except BaseException as e:  # noqa: BLE001

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from arena import db, league, stats
-from arena import leaderboard as views
+from arena.views import leaderboard as views
 from arena.bench import SECOND_RANDOM
 from arena.errors import ArenaError
 from arena.games.vandtia import GAME
@@ -471,10 +471,13 @@ def test_a_schema_1_database_is_migrated_in_place(tmp_path, registry):
         conn.execute("ALTER TABLE seasons DROP COLUMN secret")
         conn.execute("ALTER TABLE seat_results DROP COLUMN move_mean_s")
         conn.execute("ALTER TABLE seat_results DROP COLUMN move_max_s")
+        conn.execute("DROP TABLE submissions")
         conn.execute("UPDATE arena_schema SET version = 1")
     engine = db.connect(f"sqlite:///{path}")
     with sqlite3.connect(path) as conn:
-        assert conn.execute("SELECT version FROM arena_schema").fetchall() == [(4,)]
+        assert conn.execute("SELECT version FROM arena_schema").fetchall() == [
+            (db.SCHEMA_VERSION,)]
+        assert conn.execute("SELECT count(*) FROM submissions").fetchall() == [(0,)]
         columns = {row[1] for row in conn.execute("PRAGMA table_info(ratings)")}
         seat_columns = {row[1] for row in conn.execute("PRAGMA table_info(seat_results)")}
     assert "suspended" in columns and {"log", "move_mean_s", "move_max_s"} <= seat_columns

@@ -23,13 +23,36 @@ from .options import secret_of, secret_options
               help="Folder of single-file bots (repeatable; default: $ARENA_BOTS_DIR).")
 @click.option("--db", "db_url", metavar="URL", envvar="ARENA_DB",
               help=f"Database URL (default: $ARENA_DB or {DEFAULT_DB}).")
+@click.option("--store", "store", metavar="DIR", envvar="ARENA_STORE",
+              help="Folder of submitted bots (default: bots/ beside a SQLite database).")
 @click.pass_context
-def cli(ctx: click.Context, bots_dirs: tuple[str, ...], db_url: str | None) -> None:
+def cli(ctx: click.Context, bots_dirs: tuple[str, ...], db_url: str | None,
+        store: str | None) -> None:
     """Run card-game bot tournaments."""
     from ..plugins import Registry, bots_dirs_from_env
 
     ctx.obj = Registry(bots_dirs=list(bots_dirs) or bots_dirs_from_env())
     ctx.obj.db_url = db_url or DEFAULT_DB
+    ctx.obj.store = store
+    ctx.obj.submitted = lambda: _submitted(ctx.obj)
+
+
+def _submitted(registry) -> list:
+    """The submitted bots of the database, if there is one (nothing is made for this)."""
+    from .. import db, store
+
+    try:
+        engine = db.connect(registry.db_url, create=False)
+    except ArenaError:
+        return []
+    if not store.versions(engine):
+        return []
+    try:
+        folder = store.store_folder(registry.db_url, registry.store)
+    except ArenaError as e:
+        registry.broken["submitted bots"] = str(e)
+        return []
+    return store.entries(engine, folder)
 
 
 @cli.command()
@@ -71,22 +94,61 @@ def _written(value) -> str:
 
 
 @cli.command()
+@click.option("--versions", "of", metavar="NAME", help="Every version of submitted bot NAME.")
 @click.pass_obj
-def bots(registry) -> None:
-    """List the bots, the games they play and where they come from."""
+def bots(registry, of) -> None:
+    """List the bots, the games they play and where they come from; submitted bots by
+    their latest version, with its author, date and games played."""
     from rich.table import Table
 
     from ..views.transcript import print_renderable
 
+    played = _played(registry) if registry.bots() and registry.latest else {}
+    if of is not None:
+        print_renderable(_versions_table(registry, of, played))
+        return
     table = Table("bot", "games", "options", "source")
     for name, per_game in registry.bots().items():
+        base, _, version = name.partition("@")
+        if version and registry.latest.get(base) != name:
+            continue  # an older version: --versions NAME lists them
         sources = sorted({entry.source for entry in per_game.values()})
         options = ("any" if any(e.options is None for e in per_game.values()) else
                    _declared(per_game) or "none")
+        if version:
+            sources = [f"version {version}, {sources[0]}, {played.get(name, 0)} matches"]
         table.add_row(name, ", ".join(per_game), options, "; ".join(sources))
     print_renderable(table)
     for source, error in registry.broken.items():
         click.echo(f"not loaded: {source}: {error}", err=True)
+
+
+def _played(registry) -> dict[str, int]:
+    """Matches played per bot name, from the database (none if there is none)."""
+    from .. import db
+
+    try:
+        return db.matches_played(db.connect(registry.db_url, create=False))
+    except ArenaError:
+        return {}
+
+
+def _versions_table(registry, name: str, played: dict):
+    from rich.table import Table
+
+    from .. import db, store
+
+    rows = store.versions(db.connect(registry.db_url, create=False), name)
+    if not rows:
+        raise ArenaError(f"no submitted bot named {name!r}")
+    table = Table("version", "author", "submitted", "games", "matches", "content", "status",
+                  title=f"{name}: {len(rows)} version(s)")
+    for row in rows:
+        table.add_row(f"{name}@{row.version}", row.author, f"{row.submitted_at:%Y-%m-%d %H:%M}",
+                      ", ".join(json.loads(row.games)),
+                      str(played.get(f"{name}@{row.version}", 0)), row.content[:12],
+                      "withdrawn" if row.withdrawn else "")
+    return table
 
 
 def _play(registry, game_name, variant, bot_names, seed, show, omniscient, as_json,
@@ -166,9 +228,11 @@ def _register_commands() -> None:
     from .match import gauntlet_command, match_command
     from .report import report_command
     from .season import leaderboard, replay_command, season, verify_command
+    from .store import ladder_command, submit_command, withdraw_command
 
     for command in (season, leaderboard, replay_command, verify_command, match_command,
-                    gauntlet_command, report_command):
+                    gauntlet_command, report_command, submit_command, withdraw_command,
+                    ladder_command):
         cli.add_command(command)
 
 

@@ -164,7 +164,8 @@ def play(registry, candidate, baseline, game, variant, games, sprt_text, seed, f
     g = registry.game(game)
     variant = g.check(variant)
     counts = g.variants[variant]
-    field = tuple(split_entrants(field)) if field else ()
+    candidate, baseline = registry.canonical(candidate), registry.canonical(baseline)
+    field = tuple(map(registry.canonical, split_entrants(field))) if field else ()
     if field:
         if g.teams:
             raise ArenaError(f"{g.title} is played in teams: a match there is one bot per "

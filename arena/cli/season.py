@@ -23,10 +23,35 @@ def _engine(registry, create: bool = False):
     return db.connect(registry.db_url, create=create)
 
 
-def _bots(value: str) -> tuple[str, ...]:
+def _bots(value: str, registry=None, game: str | None = None) -> tuple[str, ...]:
+    """The entrants of ``--bots``: ``@submitted`` is the latest version of every submitted
+    bot of ``game`` not withdrawn, and a submitted bot named without a version is its
+    latest (``mybot`` -> ``mybot@4``), so a season's results are per version."""
     from ..plugins import split_entrants
 
-    return tuple(split_entrants(value))
+    names = split_entrants(value)
+    if registry is None:
+        return tuple(names)
+    out = []
+    for name in names:
+        if name == "@submitted":
+            out += _latest_submitted(registry, game)
+        else:
+            out.append(registry.canonical(name))
+    return tuple(dict.fromkeys(out))
+
+
+def _latest_submitted(registry, game: str) -> list[str]:
+    from .. import db, ladder
+
+    registry.bots()
+    latest = [v for v in registry.latest.values() if game in registry.bots()[v]]
+    if latest:
+        latest = [v for v in latest
+                  if v not in ladder.withdrawn(db.connect(registry.db_url, create=False))]
+    if not latest:
+        raise ArenaError(f"@submitted: no submitted bot plays {game} ('arena submit' one)")
+    return sorted(latest)
 
 
 def _run(engine, registry, row, pool, quiet=False, view=None) -> None:
@@ -140,7 +165,8 @@ def _start_season(registry, config, game, variant, players, bots, rounds, seed, 
     variant = g.check(variant)
     players = players or g.variants[variant][0]
     seed = secrets.randbelow(2**31) if seed is None else seed
-    defn = SeasonDef(name or f"{game}-{variant}-{seed}", game, variant, players, _bots(bots),
+    defn = SeasonDef(name or f"{game}-{variant}-{seed}", game, variant, players,
+                     _bots(bots, registry, game),
                      rounds, seed, batch or 1, limits, suspend_after,
                      0 if mixed_teams else g.teams, g.seatings == "all",
                      bool(mixed_teams and g.teams), secret_of(secret_from, public_seed),
@@ -339,8 +365,10 @@ def _show_leaderboard(engine, registry, row) -> None:
 @click.option("--season", "season_name", help="Only this season (default: the whole league).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
               show_default=True)
+@click.option("--all-versions", is_flag=True,
+              help="Every version of a submitted bot (default: its latest).")
 @click.pass_obj
-def leaderboard(registry, game, variant, players, season_name, fmt) -> None:
+def leaderboard(registry, game, variant, players, season_name, fmt, all_versions) -> None:
     """Ratings of one league (game, variant, players), best first by mu - 3 sigma."""
     from .. import db, league
     from ..views import leaderboard as views
@@ -353,6 +381,10 @@ def leaderboard(registry, game, variant, players, season_name, fmt) -> None:
     if season_name is not None:
         db.get_season(engine, season_name)
     standings = league.standings(engine, registry, game, variant, players, season_name)
+    if not all_versions:  # a submitted bot's older versions keep their rows, not shown
+        from ..ladder import latest_only
+
+        standings = latest_only(standings, registry)
     if fmt == "json":
         click.echo(views.to_json(standings))
     elif fmt == "csv":

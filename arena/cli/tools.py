@@ -112,7 +112,8 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
 @cli.command()
 @click.pass_obj
 def doctor(registry) -> None:
-    """Which sandbox layers bot processes get on this machine."""
+    """Which sandbox layers bot processes get on this machine, and which trusted plugins
+    load in the runner."""
     import shutil
 
     from rich.table import Table
@@ -146,6 +147,22 @@ def doctor(registry) -> None:
         click.echo("warning: a bot could reach files, processes or other bots it should not "
                    "(Tractor partners could show each other their hands); see "
                    "docs/protocol.md", err=True)
+    trusted = trusted_plugins()
+    click.echo("trusted plugins (they load in this process, unsandboxed): "
+               + ("; ".join(f"{dist} ({', '.join(names)})" for dist, names in trusted.items())
+                  if trusted else "none installed"))
+
+
+def trusted_plugins() -> dict[str, list[str]]:
+    """Every installed distribution with an ``arena`` entry point (games, reporters: code
+    that runs in the runner, found without importing it), with its entry points."""
+    from importlib import metadata
+
+    found: dict[str, list[str]] = {}
+    for ep in metadata.entry_points(group="arena"):
+        dist = f"{ep.dist.name} {ep.dist.version}" if ep.dist else "unknown distribution"
+        found.setdefault(dist, []).append(f"{ep.name} = {ep.value}")
+    return dict(sorted(found.items()))
 
 
 @cli.command("check-bot")

@@ -1,0 +1,161 @@
+"""``arena submit``, ``arena withdraw`` and ``arena ladder``: thin over arena.store and
+arena.ladder."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import click
+
+from ..errors import ArenaError
+from .options import secret_of, secret_options
+
+
+def _store(registry, create: bool = False):
+    from .. import db, store
+
+    engine = db.connect(registry.db_url, create=create)
+    return engine, store.store_folder(registry.db_url, registry.store)
+
+
+@click.command("submit")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--author", help="Who submits it (default: your user name); a bot's name "
+              "stays its first author's.")
+@click.option("--matches", type=click.IntRange(min=1), default=3, show_default=True,
+              help="check-bot's matches per game and variant.")
+@click.pass_obj
+def submit_command(registry, path, author, matches) -> None:
+    """Submit a bot - a .py file, a folder or a wheel - to the bot store: staged, listed and
+    checked in the sandbox, then kept as the bot's next version (nothing of it is imported,
+    built or installed here)."""
+    from .. import store
+
+    engine, folder = _store(registry, create=True)
+    row, new = store.submit(engine, registry, folder, path, author, matches,
+                            say=lambda line: click.echo(line, err=True))
+    if new:
+        click.echo(f"{row.name}@{row.version}: accepted, version {row.version} of {row.name} "
+                   f"({', '.join(__import__('json').loads(row.games))}), by {row.author}")
+    else:
+        click.echo(f"{row.name}@{row.version}: already submitted, the same content as "
+                   f"version {row.version}")
+
+
+@click.command("withdraw")
+@click.argument("name")
+@click.pass_obj
+def withdraw_command(registry, name) -> None:
+    """Take submitted bot NAME off the ladder: it places no more versions and leaves the
+    ladder's table; its results stay, and it can still be named to play."""
+    from .. import db, store
+
+    count = store.withdraw(db.connect(registry.db_url, create=False), name)
+    click.echo(f"{name}: withdrawn ({count} version(s)); its results stay")
+
+
+@click.command("ladder")
+@click.argument("game")
+@click.option("--variant", help="Rule variant (default: the game's default).")
+@click.option("--players", type=click.IntRange(min=1), help="Seats per match (default: fewest).")
+@click.option("--bots", "named", default="", metavar="BOT,BOT,...",
+              help="Bots that stand on the ladder beside the submitted ones (e.g. greedy).")
+@click.option("--deals", type=click.IntRange(min=1), default=None,
+              help="Deals per group a placement plays (default: 50).")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--watch", "inbox", type=click.Path(path_type=Path), metavar="DIR",
+              help="Keep going: place whatever is submitted, or dropped into DIR (then moved "
+              "to DIR/accepted or DIR/refused), until Ctrl-C.")
+@click.option("--poll", type=click.FloatRange(min=0.05), default=2.0, show_default=True,
+              help="With --watch: seconds between looks at DIR and the store.")
+@click.option("--all-versions", is_flag=True, help="Show every version, not the latest.")
+@click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: cores).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True)
+@secret_options
+@click.pass_obj
+def ladder_command(registry, game, variant, players, named, deals, seed, inbox, poll,
+                   all_versions, workers, fmt, secret_from, public_seed) -> None:
+    """Place every submitted version of GAME's bots not yet placed (in submission order,
+    against the ladder as it stood), then show the ladder's ratings."""
+    from .. import ladder as ladders
+    from ..plugins import split_entrants
+
+    g = registry.game(game)
+    variant = g.check(variant)
+    players = players or g.variants[variant][0]
+    g.check(variant, players)
+    spec = ladders.Ladder(game, variant, players, tuple(split_entrants(named)),
+                          deals or ladders.DEALS, seed,
+                          secret_of(secret_from, public_seed) if (secret_from or public_seed)
+                          else None)
+    for bot in spec.named:
+        registry.bot(bot, game)
+    engine, folder = _store(registry, create=True)
+    say = lambda line: click.echo(line, err=True)  # noqa: E731
+    if inbox is not None and not inbox.is_dir():
+        raise ArenaError(f"--watch: no folder {inbox}")
+    try:
+        while True:
+            if inbox is not None:
+                _take_inbox(registry, engine, folder, inbox, say)
+            ladders.place(engine, _fresh(registry), spec, workers=workers, say=say)
+            if inbox is None:
+                break
+            time.sleep(poll)
+    except KeyboardInterrupt:
+        click.echo("ladder: stopped; run it again to go on", err=True)
+        raise SystemExit(130) from None
+    _show(engine, _fresh(registry), spec, all_versions, fmt)
+
+
+def _fresh(registry):
+    """The registry again, so that versions submitted meanwhile are known."""
+    registry._bots, registry.latest, registry.broken = None, {}, {}
+    return registry
+
+
+def _take_inbox(registry, engine, folder: Path, inbox: Path, say) -> None:
+    """Submit what was dropped into ``inbox``; move it to accepted/ or refused/ (with the
+    reason beside it)."""
+    from .. import store
+
+    for path in sorted(inbox.iterdir()):
+        if path.name.startswith(".") or path.name in ("accepted", "refused"):
+            continue
+        try:
+            row, new = store.submit(engine, _fresh(registry), folder, path, say=say)
+            say(f"{path.name}: {row.name}@{row.version}" + ("" if new else " (already)"))
+            where = inbox / "accepted"
+        except ArenaError as e:
+            say(f"{path.name}: {e}")
+            where = inbox / "refused"
+            where.mkdir(exist_ok=True)
+            (where / f"{path.name}.reason.txt").write_text(str(e) + "\n")
+        where.mkdir(exist_ok=True)
+        target = where / path.name
+        if target.exists():
+            shutil.rmtree(target) if target.is_dir() else target.unlink()
+        path.rename(target)
+
+
+def _show(engine, registry, spec, all_versions: bool, fmt: str) -> None:
+    from .. import ladder as ladders
+    from ..views import leaderboard as views
+    from ..views.transcript import print_renderable
+
+    standings = ladders.standings(engine, registry, spec)
+    gone = ladders.withdrawn(engine)
+    standings = [s for s in standings if s.bot not in gone]
+    if not all_versions:
+        standings = ladders.latest_only(standings, registry)
+    if fmt == "json":
+        click.echo(views.to_json(standings))
+        return
+    if not standings:
+        click.echo(f"ladder {spec.prefix.rstrip('/')}: nobody placed yet")
+        return
+    print_renderable(views.table(standings, f"ladder: {spec.game} {spec.variant}, "
+                                            f"{spec.players} players"))
