@@ -145,7 +145,7 @@ def test_ismcts_plays_its_heuristics_move_in_the_phase_named_by_heuristic_in():
         return action
 
     bot.act = act
-    for seed in range(3):
+    for seed in range(8):
         play_match(CHERKI, "standard", [bot, PythonBot(GreedyCherki()),
                                         PythonBot(RandomBot())], seed)
     discards = [(o, legal, a) for o, legal, a in seen
