@@ -190,7 +190,50 @@ def referee_games(game, variant: str, players: int, games: int, seed: int = 0,
     asked = sum(len(b.move_times) if entry is not None else getattr(b, "obj", b).asked
                 for b in bots)
     return {"games": games, "cpu_s": cpu, "wall_s": wall, "games_per_s": games / cpu,
-            "moves_per_game": moves / games, "asked_per_game": asked / games}
+            "moves_per_game": moves / games, "asked_per_game": asked / games,
+            "asked_per_s": asked / cpu}
+
+
+def inflight_games(game, variant: str, players: int, games: int, seed: int = 0, entry=None,
+                   inflight: int = 16) -> dict:
+    """Whole matches through the referee with sandboxed bots of ``entry`` in every seat,
+    ``inflight`` of them side by side, their moves asked of each process together
+    (``arena.inflight``, as a season's worker plays them). CPU time counts the runner and
+    the bot processes, once they have exited."""
+    from . import inflight as side_by_side
+    from .sandbox import Limits
+    from .scheduler import Fixture
+
+    fixtures = [Fixture(g, 0, (entry.name,) * players, seed + g) for g in range(games)]
+    pools: dict = {}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start, wall = time.process_time(), time.perf_counter()
+    try:
+        results = side_by_side.play(game, variant, fixtures, lambda name: entry, Limits(),
+                                    "bench", inflight, pools)
+    finally:
+        for procs in pools.values():
+            for proc in procs:
+                proc.close()
+    wall = time.perf_counter() - wall
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = time.process_time() - start + (after.ru_utime + after.ru_stime
+                                         - before.ru_utime - before.ru_stime)
+    moves = sum(r["result"]["moves"] for r in results)
+    asked = sum(_asked(game, variant, players, r) for r in results)
+    return {"games": games, "cpu_s": cpu, "wall_s": wall, "games_per_s": games / cpu,
+            "moves_per_game": moves / games, "asked_per_game": asked / games,
+            "asked_per_s": asked / cpu}
+
+
+def _asked(game, variant: str, players: int, result: dict) -> int:
+    """Moves of a stored match a bot was asked (a single legal action is not asked)."""
+    state = game.new_state(variant, players, result["seed"])
+    asked = 0
+    for action in orjson.loads(result["replay"]):
+        asked += len(state.legal_actions()) > 1
+        state.apply(action)
+    return asked
 
 
 def round_trip(entry, game, variant: str, players: int, moves: int, seed: int = 0) -> dict:

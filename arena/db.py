@@ -346,6 +346,8 @@ def create_season(engine, defn, bots: list[BotRow], fixtures: int, rules: int = 
                                           else {}),
                                        **({"sprt": defn.sprt} if defn.sprt else {}),
                                        **({"field": list(defn.field)} if defn.field
+                                          else {}),
+                                       **({"inflight": defn.inflight} if defn.inflight != 1
                                           else {})}),
                         fixtures=fixtures)
         session.add(row)

@@ -62,34 +62,63 @@ def play_match(game, variant: str, bots: list, seed: int, names: list[str] | Non
     answers something not in the legal list, forfeits: it takes last place, the match ends,
     and the reason is stored in ``result.faults``.
     """
-    n = len(bots)
-    variant = game.check(variant, n)
     names = list(names or [getattr(b, "name", f"seat{i}") for i, b in enumerate(bots)])
-    state = game.new_state(variant, n, seed, record=record)
-    match = Match(game.name, variant, seed, names)
-    faults: list[str | None] = [None] * n
+    steps = match_steps(game, variant, len(bots), seed, names, record, secret)
+    ask = next(steps)
+    try:
+        while True:
+            kind, seat, *what = ask
+            bot = bots[seat]
+            try:
+                if kind == "act":
+                    answer = bot.act(*what)
+                elif kind == "start":
+                    answer = bot.start(*what)
+                elif kind == "log":
+                    answer = getattr(bot, "log_tail", lambda: "")()
+                else:
+                    answer = bot.end(*what)
+            except (Exception, SystemExit) as e:
+                answer = Failed(e)
+            ask = steps.send(answer)
+    except StopIteration as done:
+        return done.value
 
-    def forfeit(seat: int, reason: str, error: BaseException | None = None) -> None:
+
+@dataclass
+class Failed:
+    """What a bot did instead of answering: raised (or, sandboxed, faulted with) ``error``."""
+
+    error: BaseException
+
+
+def match_steps(game, variant: str, players: int, seed: int, names: list[str],
+                record: bool = False, secret: str = PUBLIC_SECRET):
+    """The referee as a generator, for runners that play many matches side by side: it
+    yields what it asks of a seat - ``("start", seat, info)``, ``("act", seat, observation,
+    legal)``, ``("log", seat)`` (the seat's log tail, after an illegal answer), ``("end",
+    seat, result)`` - and is sent the answer: ``None``, the action, the log text, or a
+    :class:`Failed`. It returns ``(match, state)`` as :func:`play_match` does, which is
+    this generator driven by direct calls."""
+    variant = game.check(variant, players)
+    state = game.new_state(variant, players, seed, record=record)
+    match = Match(game.name, variant, seed, names)
+    faults: list[str | None] = [None] * players
+
+    def forfeit(seat: int, reason: str, log: str) -> None:
         """End the match with ``seat`` last; keep the tail of its log (a sandboxed bot's
         stderr, an in-process bot's traceback) for its author."""
         faults[seat] = reason
-        if isinstance(error, BotFault):
-            log = error.log
-        elif error is not None:
-            log = traceback_tail(error)
-        else:
-            log = getattr(bots[seat], "log_tail", lambda: "")()
         if log:
             match.logs[seat] = log
         state.forfeit(seat)
 
-    for seat, bot in enumerate(bots):
-        info = {"game": game.name, "variant": variant, "seat": seat, "players": n,
+    for seat in range(players):
+        info = {"game": game.name, "variant": variant, "seat": seat, "players": players,
                 "seed": keyed_seed(secret, "bot", seed, seat)}
-        try:
-            bot.start(info)
-        except (Exception, SystemExit) as e:
-            forfeit(seat, _fault(e), e)
+        answer = yield ("start", seat, info)
+        if isinstance(answer, Failed):
+            forfeit(seat, _fault(answer.error), _log_of(answer.error))
             break
 
     actions = match.actions
@@ -99,13 +128,12 @@ def play_match(game, variant: str, bots: list, seed: int, names: list[str] | Non
         if len(legal) == 1:  # no choice: the seat is not asked (it sees the move next time)
             action = legal[0]
         else:
-            try:
-                action = bots[seat].act(state.observation(seat), list(legal))
-            except (Exception, SystemExit) as e:
-                forfeit(seat, _fault(e), e)
+            action = yield ("act", seat, state.observation(seat), list(legal))
+            if isinstance(action, Failed):
+                forfeit(seat, _fault(action.error), _log_of(action.error))
                 break
             if action not in legal:
-                forfeit(seat, illegal_reason(action, legal))
+                forfeit(seat, illegal_reason(action, legal), (yield ("log", seat)))
                 break
         actions.append(action)
         state.apply(action)
@@ -113,12 +141,13 @@ def play_match(game, variant: str, bots: list, seed: int, names: list[str] | Non
     r = state.result()
     match.result = Result(r.ranks, r.scores, r.reason, r.moves, faults)
     public = match.result.to_json()
-    for bot in bots:
-        try:
-            bot.end(public)
-        except (Exception, SystemExit):
-            pass  # the result is final once the game is over; a failing ``end`` changes nothing
+    for seat in range(players):
+        yield ("end", seat, public)  # a failing ``end`` changes nothing: the result is final
     return match, state
+
+
+def _log_of(error: BaseException) -> str:
+    return error.log if isinstance(error, BotFault) else traceback_tail(error)
 
 
 def replay(game, variant: str, players: int, seed: int, actions: list, record: bool = False):

@@ -49,6 +49,9 @@ from .referee import play_match
 from .sandbox import Limits
 
 MAX_GROUPS = 64
+#: Matches in flight per worker by default (``SeasonDef.inflight``): measured best here
+#: (``arena bench``: the README's table).
+DEFAULT_INFLIGHT = 16
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,10 @@ class SeasonDef:
     #: a match in a game of more seats: the bots of the other seats, in seat order (bots
     #: may repeat); the candidate and the baseline take turns in the remaining seat
     field: tuple[str, ...] = ()
+    #: matches in flight per worker, their moves asked of each bot process together
+    #: (``arena.inflight``); the results are the same for any value. A season stored
+    #: without it was played one match at a time (1).
+    inflight: int = DEFAULT_INFLIGHT
 
     @classmethod
     def stored(cls, name: str, game: str, variant: str, players: int, bots, rounds: int,
@@ -87,7 +94,8 @@ class SeasonDef:
                    options.get("suspend_after", 5), options.get("teams", 0),
                    options.get("every_seating", False), options.get("draw_partners", False),
                    secret, options.get("config", ""), options.get("kind", "season"),
-                   options.get("sprt", ""), tuple(options.get("field", ())))
+                   options.get("sprt", ""), tuple(options.get("field", ())),
+                   options.get("inflight", 1))
 
     @property
     def group(self) -> int:
@@ -239,7 +247,8 @@ def _registry(bots_dirs: tuple[str, ...], submitted: tuple = ()) -> Registry:
 
 
 def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits: str,
-               batch: list[Fixture], secret: str, submitted: tuple = ()) -> list[dict]:
+               batch: list[Fixture], secret: str, submitted: tuple = (),
+               inflight: int = 1) -> list[dict]:
     """Run in a worker: play the fixtures of one batch, return plain results.
 
     Every seat of a match is its own sandboxed process - a bot that plays both seats of a
@@ -251,13 +260,29 @@ def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits:
     of them that has not seen the deal; a batch - fixed by fixture index - always meets the
     same processes, and no process learns more of a deal than its seat shows.
     ``submitted``: the entries of the season's submitted bots (``arena.store``), which a
-    worker's registry cannot find by itself."""
+    worker's registry cannot find by itself. With ``inflight`` above 1 the batch is played
+    that many matches at a time, their moves asked of each process together
+    (``arena.inflight``), with the same results."""
     registry = _registry(bots_dirs, submitted)
     game = registry.game(game_name)
     pools: dict[str, list[tuple[object, set[int]]]] = {}  # bot -> [(process, deals seen)]
     out = []
     bot_limits = Limits.parse(limits)
     mask = _pin_here()
+    if inflight > 1:
+        from . import inflight as side_by_side
+
+        shared: dict = {}
+        try:
+            return side_by_side.play(game, variant, batch,
+                                     lambda name: registry.bot(name, game_name), bot_limits,
+                                     secret, inflight, shared)
+        finally:
+            for procs in shared.values():
+                for proc in procs:
+                    proc.close()
+            if mask is not None:
+                os.sched_setaffinity(0, mask)
     try:
         for fx in batch:
             bots: list = []
@@ -349,7 +374,8 @@ def run(defn: SeasonDef, done: set[int], executor: Executor, store: Callable[[li
                 batch = [fx for fx in batch if not out & set(fx.seats)]
             if batch:
                 pending.add(executor.submit(play_batch, defn.game, defn.variant, bots_dirs,
-                                            defn.limits, batch, defn.secret, submitted))
+                                            defn.limits, batch, defn.secret, submitted,
+                                            defn.inflight))
                 return True
         return False
 

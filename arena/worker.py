@@ -30,7 +30,7 @@ import pluggy
 from . import confine, hookspecs
 from .errors import crash_reason
 
-PROTOCOL = 1
+PROTOCOL = 2  # the newest this worker speaks; it answers 1 to a protocol-1 offer
 
 
 def _pm() -> pluggy.PluginManager:
@@ -113,12 +113,19 @@ def _serve(config: dict, inp, out) -> None:
         out.flush()
         return
     player = act = None
+    players: dict = {}  # protocol 2: a bot object per match in flight, by match key
+    batch = getattr(factory, "act_batch", None)
     dumps, loads, newline, write = orjson.dumps, orjson.loads, orjson.OPT_APPEND_NEWLINE, out.write
     for line in inp:
         msg = loads(line)
         kind = msg.get("type")
         try:
             if kind == "act":  # the hot path
+                if "requests" in msg:
+                    write(dumps({"type": "actions", "actions": _acts(players, batch,
+                                                                     msg["requests"])},
+                                option=newline))
+                    continue
                 write(dumps({"type": "action", "action": act(msg["observation"], msg["legal"])},
                             option=newline))
                 continue
@@ -130,19 +137,48 @@ def _serve(config: dict, inp, out) -> None:
                                                 "limits")}
                     player.start({**info, "options": {**options, **msg.get("options", {})}})
                 reply = {"type": "ready"}
+                if msg.get("protocol", 1) >= PROTOCOL and "match" in msg:
+                    players[msg["match"]] = player
+                    reply.update(protocol=PROTOCOL, match=msg["match"])
             elif kind == "end":
-                if hasattr(player, "end"):
-                    player.end(msg["result"])
+                ended = players.pop(msg["match"], None) if "match" in msg else player
+                if msg.get("result") is not None and hasattr(ended, "end"):
+                    ended.end(msg["result"])
                 continue
             else:
                 reply = {"type": "error", "error": f"unknown message {kind!r}"}
             data = orjson.dumps(reply)
         except BaseException as e:  # noqa: BLE001 - the bot's failure, told to the runner
             traceback.print_exc()  # into the bot's log, which its author is shown
-            data = orjson.dumps({"type": "error", "error": _error(e)})
+            data = orjson.dumps({"type": "error", "error": _error(e)}
+                                | ({"match": msg["match"]} if "match" in msg else {}))
             sys.stdout.flush()
             sys.stderr.flush()
         write(data + b"\n")  # unbuffered: no flush needed
+
+
+def _acts(players: dict, batch, requests: list) -> list[dict]:
+    """Protocol 2: the answers to one ``act`` of several requests, each for its match. With
+    ``act_batch`` (a static or class method of the bot's class) every request is decided in
+    one call (a failure there fails them all); else each match's own object decides its
+    own, and a failure is that match's alone."""
+    if batch is not None:
+        actions = batch([(r["observation"], r["legal"]) for r in requests])
+        if len(actions) != len(requests):
+            raise ValueError(f"act_batch answered {len(actions)} actions to "
+                             f"{len(requests)} requests")
+        return [{"match": r["match"], "action": a} for r, a in zip(requests, actions,
+                                                                    strict=True)]
+    out = []
+    for r in requests:
+        try:
+            out.append({"match": r["match"],
+                        "action": players[r["match"]].act(r["observation"], r["legal"])})
+        except BaseException as e:  # noqa: BLE001 - this match's bot failed
+            traceback.print_exc()
+            sys.stderr.flush()
+            out.append({"match": r["match"], "error": _error(e)})
+    return out
 
 
 def main(argv: list[str]) -> None:

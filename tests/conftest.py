@@ -1,3 +1,4 @@
+import os
 import random
 
 import pytest
@@ -66,3 +67,25 @@ def play_randomly(state, choice_seed: int, step=None):
 @pytest.fixture
 def registry():
     return Registry()
+
+
+#: A real PostgreSQL server for the tests that need one (``.ci/run`` installs and starts it).
+PG_URL = os.environ.get("ARENA_TEST_PG",
+                        "postgresql+psycopg://postgres:arena@localhost/arena_test")
+
+
+@pytest.fixture
+def pg():
+    """The test server's URL, its arena tables dropped; the test is skipped, saying why,
+    where no server answers."""
+    from sqlmodel import SQLModel
+
+    from arena import db
+
+    try:
+        engine = db.connect(PG_URL)
+    except Exception as e:  # noqa: BLE001 - any reason the server is not there
+        pytest.skip(f"no PostgreSQL server at {PG_URL} ({e}); set ARENA_TEST_PG")
+    SQLModel.metadata.drop_all(engine)
+    engine.dispose()
+    yield PG_URL

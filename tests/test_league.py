@@ -22,13 +22,13 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from arena import db, league, stats
-from arena.views import leaderboard as views
 from arena.bench import SECOND_RANDOM
 from arena.errors import ArenaError
 from arena.games.vandtia import GAME
 from arena.ratings import Rater, Standing, rate
 from arena.referee import ASKING
 from arena.scheduler import SeasonDef, batches, default_batch, fixture_count, fixtures, round_groups
+from arena.views import leaderboard as views
 
 SECRET = "a secret shared by the seasons that are compared"
 

@@ -5,27 +5,10 @@ Needs a real server: ``ARENA_TEST_PG`` (default
 one). Without a reachable server every test here is skipped, saying so."""
 
 import json
-import os
 import subprocess
 import sys
 
-import pytest
-from sqlmodel import SQLModel
-
 from arena import db
-
-URL = os.environ.get("ARENA_TEST_PG", "postgresql+psycopg://postgres:arena@localhost/arena_test")
-
-
-@pytest.fixture
-def pg():
-    try:
-        engine = db.connect(URL)
-    except Exception as e:  # noqa: BLE001 - any reason the server is not there
-        pytest.skip(f"no PostgreSQL server at {URL} ({e}); set ARENA_TEST_PG")
-    SQLModel.metadata.drop_all(engine)
-    engine.dispose()
-    yield URL
 
 
 def arena(*args, url):

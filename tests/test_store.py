@@ -336,23 +336,12 @@ def test_ladder_watch_places_what_is_dropped_in_and_stops_on_ctrl_c(tmp_path):
     assert done[0].name == "ladder/vandtia/cardems/2p/zeta@1"
 
 
-PG = os.environ.get("ARENA_TEST_PG", "postgresql+psycopg://postgres:arena@localhost/arena_test")
-
-
-def test_two_ladders_on_one_postgresql_database_place_each_version_once(tmp_path):
-    from sqlmodel import SQLModel
-
-    try:
-        engine = db.connect(PG)
-    except Exception as e:  # noqa: BLE001 - any reason the server is not there
-        pytest.skip(f"no PostgreSQL server at {PG} ({e}); set ARENA_TEST_PG")
-    SQLModel.metadata.drop_all(engine)
-    engine.dispose()
+def test_two_ladders_on_one_postgresql_database_place_each_version_once(tmp_path, pg):
     store = tmp_path / "shared-store"
     env = {"ARENA_STORE": str(store)}
     src = tmp_path / "src"
     src.mkdir()
-    base = [sys.executable, "-m", "arena", "--db", PG]
+    base = [sys.executable, "-m", "arena", "--db", pg]
     for name in ("alpha", "beta", "gamma", "delta"):
         (src / f"{name}.py").write_text(bot_file(name))
         run = subprocess.run(base + ["submit", str(src / f"{name}.py"), "--matches", "1"],
@@ -363,7 +352,7 @@ def test_two_ladders_on_one_postgresql_database_place_each_version_once(tmp_path
              for _ in range(2)]
     outs = [p.communicate(timeout=900) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], [e for _, e in outs]
-    engine = db.connect(PG)
+    engine = db.connect(pg)
     seasons = [row for row, _ in db.list_seasons(engine)]
     assert sorted(r.name for r in seasons) == sorted(
         f"ladder/vandtia/cardems/2p/{n}@1" for n in ("alpha", "beta", "gamma", "delta"))

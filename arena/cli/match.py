@@ -80,6 +80,9 @@ def match_options(f):
                      help="The Dask scheduler (tcp://HOST:8786)."),
         click.option("--limits", default="", metavar="K=V,...",
                      help="Bot limits over the defaults, e.g. move_s=0.5."),
+        click.option("--inflight", type=click.IntRange(min=1), metavar="K",
+                     help="Matches each worker plays side by side (default: 16; the results "
+                     "do not depend on it)."),
         click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
                      show_default=True),
     ]):
@@ -154,7 +157,8 @@ def _json(row, tally) -> dict:
 
 
 def play(registry, candidate, baseline, game, variant, games, sprt_text, seed, field, name,
-         workers, executor, scheduler, limits, secret_from, public_seed, quiet=False):
+         workers, executor, scheduler, limits, inflight, secret_from, public_seed,
+         quiet=False):
     """Create (or resume) the match and play it; its stored row and tally."""
     from .. import db, league
     from ..match import SprtSpec, summary
@@ -193,7 +197,8 @@ def play(registry, candidate, baseline, game, variant, games, sprt_text, seed, f
     bots = tuple(dict.fromkeys((candidate, baseline, *field)))
     rounds = max(1, games // (2 * players)) if field else (games + 1) // 2
     defn = SeasonDef(name, game, variant, players, bots, rounds, seed, 1, limits, 5, teams,
-                     secret=None, kind="match", sprt=spec, field=field)
+                     secret=None, kind="match", sprt=spec, field=field,
+                     **({"inflight": inflight} if inflight else {}))
     row = _existing(engine, defn)
     pool = league.make_executor(executor, workers, scheduler)
     if row is None:

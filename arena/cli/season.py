@@ -136,6 +136,9 @@ def season() -> None:
 @click.option("--mixed-teams", is_flag=True,
               help="Team games: one bot per seat, partnerships drawn each round, rated as "
               "teams (default: each bot plays every seat of one team).")
+@click.option("--inflight", type=click.IntRange(min=1), metavar="K",
+              help="Matches each worker plays side by side, their moves asked of each bot "
+              "process together (default: 16; the results do not depend on it).")
 @secret_options
 @click.pass_context
 def season_run(ctx, config_path, **options) -> None:
@@ -152,10 +155,10 @@ def season_run(ctx, config_path, **options) -> None:
 
 
 def _start_season(registry, config, game, variant, players, bots, rounds, seed, name, workers,
-                  executor, scheduler, batch, limits, suspend_after, mixed_teams, secret_from,
-                  public_seed) -> None:
+                  executor, scheduler, batch, limits, suspend_after, mixed_teams, inflight,
+                  secret_from, public_seed) -> None:
     from .. import db, league
-    from ..scheduler import SeasonDef, default_batch
+    from ..scheduler import DEFAULT_INFLIGHT, SeasonDef, default_batch
 
     if not game:
         raise ArenaError("season run needs a GAME (or --config FILE naming one)")
@@ -170,7 +173,7 @@ def _start_season(registry, config, game, variant, players, bots, rounds, seed, 
                      rounds, seed, batch or 1, limits, suspend_after,
                      0 if mixed_teams else g.teams, g.seatings == "all",
                      bool(mixed_teams and g.teams), secret_of(secret_from, public_seed),
-                     config)
+                     config, inflight=inflight or DEFAULT_INFLIGHT)
     if not batch:
         defn = replace(defn, batch=default_batch(g, defn))
     engine = _engine(registry, create=True)
@@ -287,7 +290,7 @@ def season_export(registry, name, output) -> None:
 CONFIG_KEYS = {"game": str, "variant": str, "players": int, "bots": list, "rounds": int,
                "seed": int, "name": str, "workers": int, "executor": str, "scheduler": str,
                "batch": int, "limits": str, "suspend_after": int, "mixed_teams": bool,
-               "secret_from": str, "public_seed": bool}
+               "secret_from": str, "public_seed": bool, "inflight": int}
 
 
 def read_config(path: str) -> tuple[str, dict]:

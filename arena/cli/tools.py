@@ -27,16 +27,35 @@ from . import cli
 @click.option("--yardstick", "yardstick_path", type=click.Path(exists=True, dir_okay=False),
               help="A speed yardstick program (random two-player Vändtia printing "
               "games_per_s_cpu) to run in the same command: rows then show ratios to it.")
+@click.option("--inflight", type=click.IntRange(min=2), default=None, metavar="K",
+              help="Matches side by side for the batched sandboxed row (default: the "
+              "seasons' default).")
+@click.option("--batch-bot", "batch_bot", metavar="NAME",
+              help="Also a bot's moves per second at one match at a time and at 64 side by "
+              "side (e.g. examples/batchbot.py's, with --bots-dir examples).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True, help="json: one object per row, with its label.")
 @click.pass_obj
 def bench(registry, game_name, variant, players, n, seed, season_matches, workers,
-          season_db, season_dask, yardstick_path) -> None:
+          season_db, season_dask, yardstick_path, inflight, batch_bot, fmt) -> None:
     """Games per second on one core, in-process; with --season, a whole season's overhead."""
+    import json
+
     from rich.table import Table
 
-    from ..bench import engine_games, playout_games, referee_games, round_trip, yardstick
+    from ..bench import (
+        engine_games,
+        inflight_games,
+        playout_games,
+        referee_games,
+        round_trip,
+        yardstick,
+    )
     from ..bench import season as season_bench
+    from ..scheduler import DEFAULT_INFLIGHT
     from ..views.transcript import print_renderable
 
+    inflight = inflight or DEFAULT_INFLIGHT
     game = registry.game(game_name)
     variant = game.check(variant, players)
     # With a yardstick, it runs before every row and after the last, and a row's ratio is to
@@ -53,38 +72,52 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
             row["stick"] = (sticks[-2]["games_per_s"] + sticks[-1]["games_per_s"]) / 2
         return row
 
-    engine = measure(engine_games, game, variant, players, n, seed)
-    playouts = []
+    rows = [("engine (state API, random choice)", measure(engine_games, game, variant,
+                                                         players, n, seed))]
+    engine = rows[0][1]
     if hasattr(game.new_state(variant, players, seed), "playout"):
-        playouts = [("playout from the deal (copy + play out)",
-                     measure(playout_games, game, variant, players, n, seed)),
-                    ("playout from mid-game (copy + play out)",
-                     measure(playout_games, game, variant, players, n, seed, midgame=True))]
-    ref = measure(referee_games, game, variant, players, max(1, n // 4), seed)
+        rows.append(("playout from the deal (copy + play out)",
+                     measure(playout_games, game, variant, players, n, seed)))
+        mid = measure(playout_games, game, variant, players, n, seed, midgame=True)
+        rows.append((f"playout from mid-game (copy + play out), from move {mid['from_move']}",
+                     mid))
+    quarter = max(1, n // 4)
     entry = registry.bot("random", game.name)
-    boxed = measure(referee_games, game, variant, players, max(1, n // 4), seed, entry)
-    bare = measure(referee_games, game, variant, players, max(1, n // 4), seed, bare=True)
+    rows += [("referee, in-process random policies",
+              measure(referee_games, game, variant, players, quarter, seed)),
+             ("referee, sandboxed random bots",
+              measure(referee_games, game, variant, players, quarter, seed, entry)),
+             (f"referee, sandboxed random bots, {inflight} matches side by side",
+              measure(inflight_games, game, variant, players, quarter, seed, entry, inflight)),
+             ("referee, bare random processes (the floor)",
+              measure(referee_games, game, variant, players, quarter, seed, bare=True))]
+    if batch_bot:
+        batcher = registry.bot(batch_bot, game.name)
+        rows += [(f"{batch_bot} in every seat, one match at a time",
+                  measure(referee_games, game, variant, players, quarter, seed, batcher)),
+                 (f"{batch_bot} in every seat, 64 matches side by side",
+                  measure(inflight_games, game, variant, players, quarter, seed, batcher, 64))]
+    if fmt == "json":
+        for label, r in rows:
+            out = {"label": label, **{k: v for k, v in r.items() if k != "stick"}}
+            if sticks:
+                out["yardstick_ratio"] = r["games_per_s"] / r["stick"]
+            click.echo(json.dumps(out))
+        return
     table = Table("what", "games", "CPU s", "games/s per core", "moves/game", "asked/game",
-                  *(["× yardstick"] if sticks else []))
+                  "asked/s per core", *(["× yardstick"] if sticks else []))
     ratio = (lambda r: [f"{r['games_per_s'] / r['stick']:.2f}"]) if sticks else (lambda r: [])
     if sticks:
         rates = [s["games_per_s"] for s in sticks]
         table.add_row(f"yardstick (two-player random Vändtia, one loop), {len(sticks)} runs",
                       f"{len(sticks)} × {sticks[0]['games']}", "",
                       f"{min(rates):,.0f}-{max(rates):,.0f}",
-                      f"{sticks[0]['moves_per_game']:.1f}", "", "1.00")
-    table.add_row("engine (state API, random choice)", str(engine["games"]),
-                  f"{engine['cpu_s']:.2f}", f"{engine['games_per_s']:,.0f}",
-                  f"{engine['moves_per_game']:.1f}", "", *ratio(engine))
-    for label, r in playouts:
-        table.add_row(label + (f", from move {r['from_move']}" if r["from_move"] else ""),
-                      str(r["games"]), f"{r['cpu_s']:.2f}", f"{r['games_per_s']:,.0f}",
-                      f"{r['moves_per_game']:.1f}", "", *ratio(r))
-    for label, r in (("referee, in-process random policies", ref),
-                     ("referee, sandboxed random bots", boxed),
-                     ("referee, bare random processes (the floor)", bare)):
+                      f"{sticks[0]['moves_per_game']:.1f}", "", "", "1.00")
+    for label, r in rows:
         table.add_row(label, str(r["games"]), f"{r['cpu_s']:.2f}", f"{r['games_per_s']:,.0f}",
-                      f"{r['moves_per_game']:.1f}", f"{r['asked_per_game']:.1f}", *ratio(r))
+                      f"{r['moves_per_game']:.1f}",
+                      f"{r['asked_per_game']:.1f}" if "asked_per_game" in r else "",
+                      f"{r['asked_per_s']:,.0f}" if "asked_per_s" in r else "", *ratio(r))
     print_renderable(table)
     if game.name == "vandtia":
         from ..games.vandtia import ENGINE

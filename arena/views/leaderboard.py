@@ -131,10 +131,10 @@ def _elo_text(e: stats.Estimate) -> str:
     return f"{e.elo:+.0f} [{e.elo_low:+.0f}, {e.elo_high:+.0f}]"
 
 
-def crosstable(results, bots: list[str]) -> Table:
-    """Pairwise results: row bot's wins-draws-losses against the column bot, counted once
-    per match where both played (better rank wins, equal rank draws; a bot holding several
-    seats, as in a team game, counts with its best)."""
+def wins_draws_losses(results, bots: list[str]) -> dict[tuple[str, str], list[int]]:
+    """Pairwise results: row bot's wins, draws and losses against the column bot, counted
+    once per match where both played (better rank wins, equal rank draws; a bot holding
+    several seats, as in a team game, counts with its best)."""
     wdl = {(a, b): [0, 0, 0] for a in bots for b in bots if a != b}
     for seats, ranks, _, _ in results:
         best = best_places(seats, ranks)
@@ -142,6 +142,12 @@ def crosstable(results, bots: list[str]) -> Table:
             for b, rb in best.items():
                 if a != b and (a, b) in wdl:
                     wdl[a, b][0 if ra < rb else 1 if ra == rb else 2] += 1
+    return wdl
+
+
+def crosstable(results, bots: list[str]) -> Table:
+    """The crosstable: :func:`wins_draws_losses` as W-D-L, row against column."""
+    wdl = wins_draws_losses(results, bots)
     t = grid("", *bots, title="crosstable (row vs column: W-D-L)", wrap=("", *bots),
              right=bots)
     for a in bots:

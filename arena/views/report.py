@@ -167,15 +167,7 @@ def rating_history(results, bots: list[str], draw_probability: float, teams: int
 def crossgrid(results, bots: list[str]) -> dict:
     """Row bot against column bot: W-D-L and the score (wins plus half the draws, over the
     matches both played), counted as the terminal crosstable counts them."""
-    from ..match import best_places
-
-    wdl = {(a, b): [0, 0, 0] for a in bots for b in bots if a != b}
-    for seats, ranks, _, _ in results:
-        best = best_places(seats, ranks)
-        for a, ra in best.items():
-            for b, rb in best.items():
-                if a != b and (a, b) in wdl:
-                    wdl[a, b][0 if ra < rb else 1 if ra == rb else 2] += 1
+    wdl = leaderboard.wins_draws_losses(results, bots)
     cells = {}
     for (a, b), (w, d, lost) in wdl.items():
         n = w + d + lost

@@ -1,0 +1,333 @@
+"""Many matches side by side on shared bot processes: protocol 2's batched acts.
+
+A season's worker plays the fixtures of a batch K at a time (``SeasonDef.inflight``). Each
+match is the referee as a generator (``referee.match_steps``); whenever every match in
+flight waits for a seat, the requests are gathered per bot process and each process gets
+them in one ``act`` message and answers them in one - one round trip, and one switch
+between processes, for up to K moves. A bot that speaks protocol 2 (it answered ``start``'s
+offer with ``"protocol": 2``; every Python bot does, through ``arena.worker``) serves many
+matches at once, keeping an object per match; one that speaks protocol 1 (an executable
+that ignores the offer) serves one match at a time, as before, and gets a process per match
+in flight. As before, a process never sees one deal twice: the duplicates of a deal go to
+other processes of the bot.
+
+**Results do not depend on K.** Every match is the same generator with the same seeds,
+and a bot keeps per-match state only. A fault that belongs to one match - a Python bot
+raising in that match's ``act`` (it answers that request with an error), an illegal
+action, any fault of a process that serves that match alone - forfeits that match, as it
+would with K = 1. A fault that cannot be pinned on one match - a shared process that dies,
+breaks the protocol, overruns its batch's time, or runs out of memory (which the other
+matches in it share) - kills the process, and every match it was serving is played again
+from its start, one at a time, in fresh processes under the normal limits: the verdict is
+the one K = 1 gives.
+
+**Time.** One process gets a batch of k requests (one per match) with a deadline of the sum,
+over them, of what K = 1 would allow each: ``move_s`` plus that match's bank. The batch's
+time beyond ``k * move_s`` is charged to the k banks equally. A process that misses the
+deadline, or a match whose bank would go below zero, is not timed out: it is played again
+at K = 1 (above), where each move has its own clock. So a bot is never timed out under
+K > 1 for what it could do under K = 1; a process serving a single match is timed exactly
+as under K = 1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+
+import orjson
+
+from .bot import make_bot
+from .errors import BotFault
+from .referee import Failed, match_steps, play_match
+from .sandbox import Limits, Worker
+
+_clock = time.perf_counter
+_dumps, _NEWLINE = orjson.dumps, orjson.OPT_APPEND_NEWLINE
+#: A fault reason that the other matches of a shared process may have caused.
+SHARED = ("memory exceeded",)
+
+
+class Shared:
+    """A bot process and the matches it is serving."""
+
+    def __init__(self, entry, limits: Limits):
+        self.entry, self.limits = entry, limits
+        self.worker = Worker(entry.spec, limits)
+        self.protocol: int | None = None  # known from its first ``ready``
+        self.matches: set[int] = set()
+        self.seen: set[int] = set()  # deal seeds it has had
+        self.dead = False
+        self.held = b""  # ``end`` messages waiting for the next message to this process
+
+    def free_for(self, seed: int, taken: list) -> bool:
+        return (not self.dead and seed not in self.seen and all(self is not t for t in taken)
+                and (self.protocol == 2 or not self.matches))
+
+    def send(self, message: dict) -> None:
+        """Send ``message``, after any ``end`` held back for it: an ``end`` has no answer,
+        and sent on its own it would cost a switch to the bot and back."""
+        data = _dumps(message, option=_NEWLINE)
+        if self.held:
+            data, self.held = self.held + data, b""
+        try:
+            os.write(self.worker.wfd, data)
+        except OSError:
+            raise self.worker.fault("exited") from None
+
+    def start(self, key: int, info: dict) -> None:
+        message = {"type": "start", "protocol": 2, "match": key, **info,
+                   "limits": {"move_s": self.limits.move_s, "bank_s": self.limits.bank_s},
+                   "options": self.entry.spec.get("options", {})}
+        self.matches.add(key)
+        self.send(message)
+        answer = self.worker.receive(self.limits.start_s)
+        if answer.get("type") != "ready":
+            if answer.get("type") == "error":
+                raise self.worker.fault(str(answer.get("error"))[:300])
+            raise self.worker.fault("protocol error: expected 'ready', got "
+                                    f"{json.dumps(answer)[:80]!r}")
+        if self.protocol is None:
+            self.protocol = 2 if answer.get("protocol") == 2 and answer.get("match") == key \
+                else 1
+
+    def end(self, key: int, result) -> None:
+        self.matches.discard(key)
+        if self.dead:
+            return
+        message = {"type": "end", "result": result}
+        if self.protocol == 2:
+            message["match"] = key
+        elif result is None:
+            return  # a protocol-1 bot forgets a match when the next starts
+        self.held += _dumps(message, option=_NEWLINE)  # sent with the next message
+
+    def close(self) -> None:
+        if self.held and not self.dead:
+            try:
+                os.write(self.worker.wfd, self.held)
+            except OSError:
+                pass
+        self.held = b""
+        self.dead = True
+        self.worker.close()
+
+
+@dataclass
+class Live:
+    """A match in flight."""
+
+    fx: object
+    steps: object
+    procs: list
+    banks: list
+    ask: tuple | None = None
+    times: dict = field(default_factory=dict)  # seat -> seconds per move asked
+    duration: float = 0.0
+
+
+def play(game, variant: str, fixtures: list, entry, limits: Limits, secret: str,
+         inflight: int, pools: dict | None = None) -> list[dict]:
+    """Play ``fixtures`` ``inflight`` at a time (``entry(name)``: a bot's registry entry);
+    their results as ``scheduler.play_batch`` gives them, in fixture order."""
+    pools = {} if pools is None else pools
+    queue = list(fixtures)[::-1]
+    active: dict[int, Live] = {}
+    results: dict[int, dict] = {}
+    again: list = []  # fixtures to play again at K = 1
+
+    def lost(proc: Shared, fault: BotFault, key: int | None) -> BotFault | None:
+        """A process faulted while serving match ``key``: the fault, when it is that
+        match's alone; else None, and every match it served goes to be played again."""
+        pinned = proc.matches <= {key} and fault.reason not in SHARED
+        proc.close()  # as at K = 1: after a fault a fresh process serves the next match
+        if pinned:
+            return fault
+        for other in sorted(proc.matches | ({key} if key is not None else set())):
+            abandon(other)
+        return None
+
+    def abandon(key: int) -> None:
+        live = active.pop(key, None)
+        if live is None:
+            return
+        live.steps.close()
+        for p in live.procs:
+            if key in p.matches:
+                p.end(key, None)
+        again.append(live.fx)
+
+    def advance(live: Live, answer) -> None:
+        """Run a match on until it waits for a move, or is over."""
+        key = live.fx.index
+        started = _clock()
+        try:
+            while True:
+                ask = live.steps.send(answer)
+                kind, seat = ask[0], ask[1]
+                proc = live.procs[seat]
+                if kind == "act":
+                    live.ask = ask
+                    break
+                if kind == "start":
+                    try:
+                        proc.start(key, ask[2])
+                        answer = None
+                    except BotFault as fault:
+                        fault = lost(proc, fault, key)
+                        if fault is None:
+                            return  # abandoned: played again at K = 1
+                        answer = Failed(fault)
+                elif kind == "log":
+                    answer = proc.worker.log_tail()
+                else:  # end
+                    proc.end(key, ask[2])
+                    answer = None
+        except StopIteration as done:
+            match, _ = done.value
+            active.pop(key, None)
+            for p in live.procs:
+                p.matches.discard(key)
+            results[key] = _result(live, match)
+        finally:
+            live.duration += _clock() - started
+
+    def begin(fx) -> None:
+        procs: list[Shared] = []
+        for name in fx.seats:
+            pool = pools.setdefault(name, [])
+            pool[:] = [p for p in pool if not p.dead]
+            proc = next((p for p in pool if p.free_for(fx.seed, procs)), None)
+            if proc is None:
+                proc = Shared(entry(name), limits)
+                pool.append(proc)
+            proc.seen.add(fx.seed)
+            procs.append(proc)
+        steps = match_steps(game, variant, len(fx.seats), fx.seed, list(fx.seats),
+                            secret=secret)
+        live = active[fx.index] = Live(fx, steps, procs, [limits.bank_s] * len(fx.seats))
+        advance(live, None)
+
+    while queue or active:
+        while queue and len(active) < inflight:
+            begin(queue.pop())
+        waiting: dict[int, tuple[Shared, list[Live]]] = {}
+        for live in active.values():
+            if live.ask is not None:
+                proc = live.procs[live.ask[1]]
+                waiting.setdefault(id(proc), (proc, []))[1].append(live)
+        for proc, lives in waiting.values():
+            if proc.dead:
+                for live in lives:
+                    abandon(live.fx.index)
+                continue
+            _round(proc, [lv for lv in lives if lv.fx.index in active], limits, lost,
+                   abandon, advance)
+    for fx in again:  # one at a time, fresh processes, the normal limits
+        results[fx.index] = _alone(game, variant, fx, entry, limits, secret)
+    return [results[k] for k in sorted(results)]
+
+
+def _round(proc: Shared, lives: list, limits: Limits, lost, abandon, advance) -> None:
+    """One ``act`` to one process for every match waiting on it, and its answers."""
+    if not lives:
+        return
+    if proc.protocol == 2:
+        message = {"type": "act", "requests": [
+            {"match": lv.fx.index, "observation": lv.ask[2], "legal": lv.ask[3]}
+            for lv in lives]}
+    else:
+        (live,) = lives  # a protocol-1 process serves one match
+        message = {"type": "act", "observation": live.ask[2], "legal": live.ask[3]}
+    seats = [lv.ask[1] for lv in lives]
+    deadline = sum(limits.move_s + lv.banks[s] for lv, s in zip(lives, seats, strict=True))
+    start = _clock()
+    try:
+        proc.send(message)
+        answer = proc.worker.receive(deadline, start)
+        spent = _clock() - start
+        if proc.protocol == 2:
+            actions = _actions(proc, answer, lives)
+        else:
+            kind = answer.get("type")
+            if kind == "error":
+                raise proc.worker.fault(str(answer.get("error"))[:300])
+            if kind != "action" or "action" not in answer:
+                raise proc.worker.fault("protocol error: expected 'action', got "
+                                        f"{json.dumps(answer)[:80]!r}")
+            actions = {lives[0].fx.index: answer["action"]}
+    except BotFault as fault:
+        key = lives[0].fx.index if len(lives) == 1 else None
+        fault = lost(proc, fault, key)
+        if fault is not None:  # this match's alone (it served no other)
+            live = lives[0]
+            live.ask = None
+            advance(live, Failed(fault))
+        return
+    share, excess = spent / len(lives), spent - limits.move_s * len(lives)
+    alone = len(lives) == 1 and proc.matches <= {lives[0].fx.index}
+    for live, seat in zip(lives, seats, strict=True):
+        live.times.setdefault(seat, []).append(share)
+        live.duration += share
+        if excess > 0:
+            live.banks[seat] -= excess / len(lives)
+            if live.banks[seat] < 0 and not alone:  # K = 1 would have timed it move by move
+                abandon(live.fx.index)
+                continue
+        action = actions[live.fx.index]
+        live.ask = None
+        if isinstance(action, BotFault):
+            proc.matches.discard(live.fx.index)
+            if action.reason in SHARED:
+                abandon(live.fx.index)
+                continue
+            action = Failed(action)
+        advance(live, action)
+
+
+def _actions(proc: Shared, answer: dict, lives: list) -> dict:
+    """A protocol-2 answer: each match's action, or its own fault (a BotFault)."""
+    if answer.get("type") == "error":
+        raise proc.worker.fault(str(answer.get("error"))[:300])
+    items = answer.get("actions")
+    if answer.get("type") != "actions" or not isinstance(items, list):
+        raise proc.worker.fault("protocol error: expected 'actions', got "
+                                f"{json.dumps(answer)[:80]!r}")
+    out: dict = {}
+    for item in items:
+        if not isinstance(item, dict) or "match" not in item or (
+                "action" not in item and "error" not in item):
+            raise proc.worker.fault(f"protocol error: an answer {json.dumps(item)[:80]!r}")
+        out[item["match"]] = (BotFault(str(item["error"])[:300], proc.worker.log_tail())
+                              if "error" in item else item["action"])
+    if set(out) != {lv.fx.index for lv in lives}:
+        raise proc.worker.fault("protocol error: the answers are not the matches asked")
+    return out
+
+
+def _result(live: Live, match) -> dict:
+    fx = live.fx
+    return {"fixture": fx.index, "seed": fx.seed, "seats": list(fx.seats),
+            "result": match.result.to_json(), "duration": live.duration,
+            "replay": json.dumps(match.actions, separators=(",", ":")),
+            "logs": {str(k): v for k, v in match.logs.items()},
+            "move_s": {str(seat): (sum(t) / len(t), max(t))
+                       for seat, t in live.times.items() if t}}
+
+
+def _alone(game, variant: str, fx, entry, limits: Limits, secret: str) -> dict:
+    """A match played again as K = 1 plays it: a fresh process per seat."""
+    bots = [make_bot(entry(name), limits) for name in fx.seats]
+    for bot in bots:
+        bot.move_times = []
+    start = _clock()
+    try:
+        match, _ = play_match(game, variant, bots, fx.seed, list(fx.seats), secret=secret)
+    finally:
+        for bot in bots:
+            bot.close()
+    live = Live(fx, None, [], [], times={s: b.move_times for s, b in enumerate(bots)},
+                duration=_clock() - start)
+    return _result(live, match)

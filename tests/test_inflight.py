@@ -1,0 +1,203 @@
+"""Many matches per bot process (protocol 2): the same results whatever K is."""
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from arena import db, league
+from arena.cards import PUBLIC_SECRET
+from arena.plugins import Registry
+from arena.sandbox import Limits, Worker
+from arena.scheduler import SeasonDef
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: A bot whose mood, drawn from its seed, is to raise, to kill its own process, to answer
+#: an illegal action or to run out of memory at its sixth move - or to play on at random.
+MOODY = '''
+import os, random
+import arena
+
+class Moody:
+    def start(self, info):
+        self.rng = random.Random(info["seed"])
+        self.mood = info["seed"] % 6
+        self.asked = 0
+
+    def act(self, observation, legal):
+        self.asked += 1
+        if self.asked == 6:
+            if self.mood == 0:
+                raise RuntimeError("moody")
+            if self.mood == 1:
+                os._exit(3)  # the whole process: every match it serves
+            if self.mood == 2:
+                return "no such move"
+            if self.mood == 3:
+                hog = bytearray(3 << 30)  # over the memory limit: MemoryError
+        return legal[self.rng.randrange(len(legal))]
+
+@arena.hookimpl
+def register_bots(register):
+    register("moody", Moody, games=["vandtia", "tractor", "cherki"])
+'''
+
+
+@pytest.fixture(scope="module")
+def bots_dir(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("bots")
+    (folder / "moody.py").write_text(MOODY)
+    return folder
+
+
+def season(tmp_path, bots_dir, game, variant, players, bots, rounds, inflight, extra=()):
+    registry = Registry(bots_dirs=[bots_dir, *extra])
+    g = registry.game(game)
+    engine = db.connect(f"sqlite:///{tmp_path}/k{inflight}-{game}.db")
+    defn = SeasonDef("s", game, variant, players, bots, rounds, 5, 16, "memory_mb=512",
+                     teams=g.teams, every_seating=g.seatings == "all", secret=PUBLIC_SECRET,
+                     inflight=inflight)
+    row = league.create(engine, registry, defn)
+    league.play(engine, registry, row, workers=2)
+    results = list(db.results(engine, game, variant, players))
+    return results, league.standings(engine, registry, game, variant, players, "s")
+
+
+@pytest.mark.parametrize("game, variant, players, bots, rounds", [
+    ("vandtia", "cardems", 2, ("moody", "random", "greedy"), 8),
+    ("tractor", "deal", 4, ("moody", "random", "greedy"), 3),
+    ("cherki", "standard", 3, ("moody", "random", "greedy"), 2)])
+def test_seasons_with_k_1_and_16_give_identical_results_and_ratings(
+        tmp_path, bots_dir, game, variant, players, bots, rounds):
+    one = season(tmp_path, bots_dir, game, variant, players, bots, rounds, 1)
+    many = season(tmp_path, bots_dir, game, variant, players, bots, rounds, 16)
+    assert one == many
+    results, _ = one
+    faults = {f.split(":")[0] for _, _, _, fs in results for f in fs if f}
+    assert len(faults) >= 2, faults  # the moods were met
+    assert any(f == "memory exceeded" or (f or "").startswith("crash: exited")
+               for _, _, _, fs in results for f in fs), "a fault no match can be blamed for"
+
+
+def test_a_protocol_1_executable_bot_plays_beside_protocol_2_bots(tmp_path, bots_dir):
+    awk = ROOT / "plugins" / "awk-bot"
+    one = season(tmp_path, bots_dir, "vandtia", "cardems", 2, ("lowawk", "random", "greedy"),
+                 6, 1, extra=[awk])
+    many = season(tmp_path, bots_dir, "vandtia", "cardems", 2,
+                  ("lowawk", "random", "greedy"), 6, 16, extra=[awk])
+    assert one == many
+    assert not any(f for _, _, _, fs in one[0] for f in fs)
+
+
+def test_a_batch_bot_decides_the_same_in_act_batch(tmp_path, bots_dir):
+    examples = ROOT / "examples"
+    one = season(tmp_path, bots_dir, "vandtia", "cardems", 2, ("batchbot", "random"), 10, 1,
+                 extra=[examples])
+    many = season(tmp_path, bots_dir, "vandtia", "cardems", 2, ("batchbot", "random"), 10, 16,
+                  extra=[examples])
+    assert one == many
+    assert not any(f for _, _, _, fs in one[0] for f in fs)
+
+
+def test_a_crash_in_one_of_16_interleaved_matches_forfeits_that_match_alone(tmp_path,
+                                                                             bots_dir):
+    """The matches moody forfeits at K = 16 are the ones it forfeits at K = 1: its other
+    matches in the same process played on."""
+    def faulty(inflight):
+        results, _ = season(tmp_path, bots_dir, "vandtia", "cardems", 2, ("moody", "random"),
+                            24, inflight)
+        return [i for i, (_, _, _, faults) in enumerate(results) if any(faults)]
+
+    at_one = faulty(1)
+    assert at_one and faulty(16) == at_one
+    assert len(at_one) < 48
+
+
+def test_a_worker_speaks_protocol_2_with_two_matches_at_once():
+    registry = Registry()
+    entry = registry.bot("random", "vandtia")
+    worker = Worker(entry.spec, Limits())
+    try:
+        for key, seat in ((0, 0), (1, 1)):
+            answer = worker.ask({"type": "start", "protocol": 2, "match": key,
+                                 "game": "vandtia", "variant": "cardems", "seat": seat,
+                                 "players": 2, "seed": 11 + key,
+                                 "limits": {"move_s": 1.0, "bank_s": 10.0}, "options": {}},
+                                "ready", 10)
+            assert answer == {"type": "ready", "protocol": 2, "match": key}
+        worker.send({"type": "act", "requests": [
+            {"match": 0, "observation": {}, "legal": ["a", "b"]},
+            {"match": 1, "observation": {}, "legal": ["c"]}]})
+        answer = worker.receive(10)
+        assert answer["type"] == "actions"
+        assert {a["match"]: a["action"] for a in answer["actions"]}.keys() == {0, 1}
+        assert {a["match"]: a["action"] for a in answer["actions"]}[1] == "c"
+        worker.send({"type": "end", "match": 1, "result": None})  # abandoned: forgotten
+        worker.send({"type": "act", "requests": [{"match": 1, "observation": {},
+                                                   "legal": ["c"]}]})
+        answer = worker.receive(10)
+        assert answer["actions"][0]["match"] == 1 and "error" in answer["actions"][0]
+        old = worker.ask({"type": "start", "game": "vandtia", "variant": "cardems",
+                          "seat": 0, "players": 2, "seed": 3,
+                          "limits": {"move_s": 1.0, "bank_s": 10.0}}, "ready", 10)
+        assert old == {"type": "ready"}  # protocol 1 still answered as before
+        assert worker.ask({"type": "act", "observation": {}, "legal": ["x"]}, "action",
+                          10)["action"] == "x"
+    finally:
+        worker.close()
+
+
+def test_a_season_at_k_16_killed_with_sigkill_resumes_to_the_results_of_k_1(tmp_path,
+                                                                            bots_dir):
+    base = [sys.executable, "-m", "arena", "--bots-dir", str(bots_dir)]
+    run = ["season", "run", "vandtia", "--bots", "moody,random,greedy", "--rounds", "10",
+           "--seed", "2", "--batch", "6", "--workers", "2", "--public-seed", "--name", "s"]
+    straight = subprocess.run(base + ["--db", f"sqlite:///{tmp_path}/one.db", *run,
+                                      "--inflight", "1"], capture_output=True, text=True,
+                              timeout=900)
+    assert straight.returncode == 0, straight.stderr
+    path = tmp_path / "killed.db"
+    proc = subprocess.Popen(base + ["--db", f"sqlite:///{path}", *run, "--inflight", "16"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while proc.poll() is None:  # kill it once some, not all, of its batches are stored
+        if path.exists():
+            try:
+                engine = db.connect(f"sqlite:///{path}", create=False)
+                stored = [n for _, n in db.list_seasons(engine)]
+            except Exception:  # noqa: BLE001 - the file is still being made
+                continue
+            if stored and 0 < stored[0] < 60:
+                break
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    resumed = subprocess.run(base + ["--db", f"sqlite:///{path}", "season", "resume", "s"],
+                             capture_output=True, text=True, timeout=900)
+    assert resumed.returncode == 0, resumed.stderr
+
+    def stored(name):
+        engine = db.connect(f"sqlite:///{tmp_path}/{name}", create=False)
+        return list(db.results(engine, "vandtia", "cardems", 2))
+
+    assert stored("killed.db") == stored("one.db")
+    assert orjson.loads(orjson.dumps(stored("one.db")))  # something was played
+
+
+def test_bench_gives_its_rows_as_json_with_the_batched_ones():
+    run = subprocess.run([sys.executable, "-m", "arena", "--bots-dir", str(ROOT / "examples"),
+                          "bench", "--games", "8", "--inflight", "4", "--batch-bot",
+                          "batchbot", "--format", "json"], capture_output=True, text=True,
+                         timeout=900)
+    assert run.returncode == 0, run.stderr
+    rows = [orjson.loads(line) for line in run.stdout.splitlines()]
+    labels = [r["label"] for r in rows]
+    assert "referee, in-process random policies" in labels
+    assert "referee, sandboxed random bots, 4 matches side by side" in labels
+    assert "batchbot in every seat, 64 matches side by side" in labels
+    assert all(r["games_per_s"] > 0 and r["games"] > 0 for r in rows)
+    batched = rows[labels.index("batchbot in every seat, 64 matches side by side")]
+    assert batched["asked_per_s"] > 0 and batched["asked_per_game"] > 0
