@@ -17,6 +17,7 @@ from pathlib import Path
 import orjson
 
 from .bot import make_bot
+from .cards import PUBLIC_SECRET
 from .referee import play_match
 
 
@@ -210,7 +211,7 @@ def inflight_games(game, variant: str, players: int, games: int, seed: int = 0, 
     start, wall = time.process_time(), time.perf_counter()
     try:
         results = side_by_side.play(game, variant, fixtures, lambda name: entry, Limits(),
-                                    "bench", inflight, pools)
+                                    PUBLIC_SECRET, inflight, pools)  # as play_match's games
     finally:
         for procs in pools.values():
             for proc in procs:

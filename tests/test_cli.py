@@ -122,11 +122,13 @@ def test_bench_reports_games_per_second_and_a_seasons_overhead():
 
     def cells(label):  # moves/game and asked/game of a row
         line = next(line for line in result.stdout.splitlines() if label in line)
-        return [float(c) for c in line.split("│")[-3:-1]]
+        return [float(c) for c in line.split("│")[-4:-2]]
 
-    # the bare floor plays the very games the sandboxed bots play; forced moves are not asked
+    # the bare floor, and the batched row, play the very games the sandboxed bots play;
+    # forced moves are not asked
     moves, asked = cells("sandboxed random bots")
     assert cells("bare random processes") == [moves, asked] and 0 < asked < moves
+    assert cells("matches side by side") == [moves, asked]
 
 
 def test_help_and_version():
