@@ -289,7 +289,7 @@ def register_bots(register):
 
 
 def season(matches: int, workers: int, url: str | None = None, seed: int = 0,
-           dask: bool = False) -> dict:
+           dask: bool = False, inflight: int | None = None) -> dict:
     """A season of ``matches`` random-vs-random ``cardems`` matches on ``workers`` local
     processes, stored in ``url`` (default: a new SQLite file in a temporary folder).
 
@@ -299,7 +299,8 @@ def season(matches: int, workers: int, url: str | None = None, seed: int = 0,
     storage layer alone: as many results written again, batch by batch, into a new season
     (the first batch, cycled). ``peak_mb`` is this process's peak resident memory, read
     before that: flat in the number of matches, as fixtures and results are streamed.
-    ``dask``: the matches run on a Dask LocalCluster of ``workers`` processes instead."""
+    ``dask``: the matches run on a Dask LocalCluster of ``workers`` processes instead.
+    ``inflight``: matches side by side per worker (default: the seasons' default)."""
     from . import db, league
     from .plugins import Registry
     from .scheduler import SeasonDef, default_batch
@@ -311,7 +312,8 @@ def season(matches: int, workers: int, url: str | None = None, seed: int = 0,
         game = registry.game("vandtia")
         tag = f"bench-{time.time_ns()}"
         defn = SeasonDef(tag, "vandtia", "cardems", 2, ("random", "random-2"),
-                         math.ceil(matches / 2), seed)
+                         math.ceil(matches / 2), seed,
+                         **({"inflight": inflight} if inflight else {}))
         defn = replace(defn, batch=default_batch(game, defn))
         row = league.create(engine, registry, defn)
         sample: list[list[dict]] = []  # the first batch, kept for the storage measurement

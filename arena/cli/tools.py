@@ -27,9 +27,9 @@ from . import cli
 @click.option("--yardstick", "yardstick_path", type=click.Path(exists=True, dir_okay=False),
               help="A speed yardstick program (random two-player Vändtia printing "
               "games_per_s_cpu) to run in the same command: rows then show ratios to it.")
-@click.option("--inflight", type=click.IntRange(min=2), default=None, metavar="K",
-              help="Matches side by side for the batched sandboxed row (default: the "
-              "seasons' default).")
+@click.option("--inflight", type=click.IntRange(min=1), default=None, metavar="K",
+              help="Matches side by side for the batched sandboxed row and the --season run "
+              "(default: the seasons' default, 16).")
 @click.option("--batch-bot", "batch_bot", metavar="NAME",
               help="Also a bot's moves per second at one match at a time and at 64 side by "
               "side (e.g. examples/batchbot.py's, with --bots-dir examples).")
@@ -129,11 +129,12 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
                f"{rt['median_us']:.1f} us over {rt['moves']} moves (bare random process, "
                f"same messages: {rt['floor_us']:.1f} us)")
     if season_matches:
-        s = season_bench(season_matches, workers, season_db, seed, season_dask)
+        s = season_bench(season_matches, workers, season_db, seed, season_dask, inflight)
         table = Table("season", "matches", "with a fault", "workers", "wall s", "in matches s",
                       "outside", "matches/s", "stored/s (storage alone)", "runner peak MB")
         where = "Dask LocalCluster" if season_dask else "local pool"
-        table.add_row(f"random vs random, cardems, {where}", str(s["matches"]),
+        table.add_row(f"random vs random, cardems, {where}, {inflight} side by side",
+                      str(s["matches"]),
                       str(s["faults"]),
                       str(s["workers"]),
                       f"{s['wall_s']:.2f}", f"{s['match_s']:.2f}", f"{s['outside']:.1%}",
