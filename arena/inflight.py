@@ -33,11 +33,8 @@ as under K = 1.
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import dataclass, field
-
-import orjson
 
 from .bot import make_bot
 from .errors import BotFault
@@ -45,7 +42,6 @@ from .referee import Failed, match_steps, play_match
 from .sandbox import Limits, Worker
 
 _clock = time.perf_counter
-_dumps, _NEWLINE = orjson.dumps, orjson.OPT_APPEND_NEWLINE
 #: A fault reason that the other matches of a shared process may have caused.
 SHARED = ("memory exceeded",)
 
@@ -60,35 +56,17 @@ class Shared:
         self.matches: set[int] = set()
         self.seen: set[int] = set()  # deal seeds it has had
         self.dead = False
-        self.held = b""  # ``end`` messages waiting for the next message to this process
 
     def free_for(self, seed: int, taken: list) -> bool:
         return (not self.dead and seed not in self.seen and all(self is not t for t in taken)
                 and (self.protocol == 2 or not self.matches))
-
-    def send(self, message: dict) -> None:
-        """Send ``message``, after any ``end`` held back for it: an ``end`` has no answer,
-        and sent on its own it would cost a switch to the bot and back."""
-        data = _dumps(message, option=_NEWLINE)
-        if self.held:
-            data, self.held = self.held + data, b""
-        try:
-            os.write(self.worker.wfd, data)
-        except OSError:
-            raise self.worker.fault("exited") from None
 
     def start(self, key: int, info: dict) -> None:
         message = {"type": "start", "protocol": 2, "match": key, **info,
                    "limits": {"move_s": self.limits.move_s, "bank_s": self.limits.bank_s},
                    "options": self.entry.spec.get("options", {})}
         self.matches.add(key)
-        self.send(message)
-        answer = self.worker.receive(self.limits.start_s)
-        if answer.get("type") != "ready":
-            if answer.get("type") == "error":
-                raise self.worker.fault(str(answer.get("error"))[:300])
-            raise self.worker.fault("protocol error: expected 'ready', got "
-                                    f"{json.dumps(answer)[:80]!r}")
+        answer = self.worker.ask(message, "ready", self.limits.start_s)
         if self.protocol is None:
             self.protocol = 2 if answer.get("protocol") == 2 and answer.get("match") == key \
                 else 1
@@ -102,15 +80,9 @@ class Shared:
             message["match"] = key
         elif result is None:
             return  # a protocol-1 bot forgets a match when the next starts
-        self.held += _dumps(message, option=_NEWLINE)  # sent with the next message
+        self.worker.hold(message)
 
     def close(self) -> None:
-        if self.held and not self.dead:
-            try:
-                os.write(self.worker.wfd, self.held)
-            except OSError:
-                pass
-        self.held = b""
         self.dead = True
         self.worker.close()
 
@@ -245,19 +217,15 @@ def _round(proc: Shared, lives: list, limits: Limits, lost, abandon, advance) ->
     deadline = sum(limits.move_s + lv.banks[s] for lv, s in zip(lives, seats, strict=True))
     start = _clock()
     try:
-        proc.send(message)
-        answer = proc.worker.receive(deadline, start)
+        answer = proc.worker.ask(message, "actions" if proc.protocol == 2 else "action",
+                                 deadline, start)
         spent = _clock() - start
         if proc.protocol == 2:
             actions = _actions(proc, answer, lives)
-        else:
-            kind = answer.get("type")
-            if kind == "error":
-                raise proc.worker.fault(str(answer.get("error"))[:300])
-            if kind != "action" or "action" not in answer:
-                raise proc.worker.fault("protocol error: expected 'action', got "
-                                        f"{json.dumps(answer)[:80]!r}")
+        elif "action" in answer:
             actions = {lives[0].fx.index: answer["action"]}
+        else:
+            raise proc.worker.fault('protocol error: an action message without "action"')
     except BotFault as fault:
         key = lives[0].fx.index if len(lives) == 1 else None
         fault = lost(proc, fault, key)
@@ -289,12 +257,9 @@ def _round(proc: Shared, lives: list, limits: Limits, lost, abandon, advance) ->
 
 def _actions(proc: Shared, answer: dict, lives: list) -> dict:
     """A protocol-2 answer: each match's action, or its own fault (a BotFault)."""
-    if answer.get("type") == "error":
-        raise proc.worker.fault(str(answer.get("error"))[:300])
     items = answer.get("actions")
-    if answer.get("type") != "actions" or not isinstance(items, list):
-        raise proc.worker.fault("protocol error: expected 'actions', got "
-                                f"{json.dumps(answer)[:80]!r}")
+    if not isinstance(items, list):
+        raise proc.worker.fault("protocol error: an actions message without a list")
     out: dict = {}
     for item in items:
         if not isinstance(item, dict) or "match" not in item or (

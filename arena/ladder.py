@@ -18,7 +18,7 @@ placement killed half-way is a season, resumed where it stopped.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlmodel import Session, select
 
@@ -94,8 +94,6 @@ def placement(engine, registry: Registry, ladder: Ladder, row: db.SubmissionRow)
                          every_seating=game.seatings == "all" and not teams,
                          kind="ladder", **({"secret": ladder.secret}
                                            if ladder.secret is not None else {}))
-        from dataclasses import replace
-
         defn = replace(defn, batch=default_batch(game, defn))
         return league.create(engine, registry, defn)
 

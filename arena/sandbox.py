@@ -201,6 +201,7 @@ class Worker:
                 env=clean_env(self.dir), close_fds=True, start_new_session=True, bufsize=0)
         self.rfd, self.wfd = self.proc.stdout.fileno(), self.proc.stdin.fileno()
         self.buffer = b""
+        self.held = b""  # messages without an answer, sent with the next one (``hold``)
         self.deadline: float | None = None  # the watchdog kills the process after this
         self.timed_out = False
         watchdog().watch(self)
@@ -208,10 +209,18 @@ class Worker:
     # -- messages ------------------------------------------------------------------------
 
     def send(self, message: dict) -> None:
+        data = _dumps(message, option=_NEWLINE)
+        if self.held:
+            data, self.held = self.held + data, b""
         try:
-            os.write(self.wfd, _dumps(message, option=_NEWLINE))
+            os.write(self.wfd, data)
         except OSError:
             raise self.fault("exited") from None
+
+    def hold(self, message: dict) -> None:
+        """Send ``message`` (one that has no answer, such as ``end``) with the next one:
+        on its own it would cost a switch to the bot and back."""
+        self.held += _dumps(message, option=_NEWLINE)
 
     def receive(self, timeout: float, since: float | None = None) -> dict:
         """The next line, parsed; BotFault on timeout, exit, or a malformed answer.
@@ -323,6 +332,12 @@ class Worker:
             return ""
 
     def close(self) -> None:
+        if self.held and self.alive:
+            try:
+                os.write(self.wfd, self.held)
+            except OSError:
+                pass
+            self.held = b""
         for f in (self.proc.stdin, self.proc.stdout):
             try:
                 f.close()
@@ -382,10 +397,7 @@ class SandboxBot:
 
     def end(self, result: dict) -> None:
         if self.worker is not None and self.worker.alive:
-            try:
-                self.worker.send({"type": "end", "result": result})
-            except BotFault:
-                self.close()
+            self.worker.hold({"type": "end", "result": result})  # with the next start
 
     def log_tail(self) -> str:
         """The end of what the bot wrote to stderr so far (its process's log)."""

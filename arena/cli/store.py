@@ -3,6 +3,7 @@ arena.ladder."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 from pathlib import Path
@@ -38,7 +39,7 @@ def submit_command(registry, path, author, matches) -> None:
                             say=lambda line: click.echo(line, err=True))
     if new:
         click.echo(f"{row.name}@{row.version}: accepted, version {row.version} of {row.name} "
-                   f"({', '.join(__import__('json').loads(row.games))}), by {row.author}")
+                   f"({', '.join(json.loads(row.games))}), by {row.author}")
     else:
         click.echo(f"{row.name}@{row.version}: already submitted, the same content as "
                    f"version {row.version}")
