@@ -64,4 +64,5 @@ def demo(registry) -> None:
                "  arena replay ID --seat 0                a match as seat 0 saw it\n"
                "  arena leaderboard vandtia               the cardems league's ratings\n"
                "  arena play vandtia greedy random --show a match of your own\n"
-               "  docs/writing-a-bot.md                   write a bot and hand it in")
+               "  arena report --open                     every league as HTML, with replays\n"
+               "  docs/writing-a-bot.md                   write a bot and submit it")
