@@ -182,6 +182,16 @@ DRIVERS = {"psycopg": "card-arena[postgres]", "psycopg2": "psycopg2-binary",
            "MySQLdb": "mysqlclient", "pymysql": "pymysql", "asyncpg": "asyncpg"}
 
 
+def sqlite_file(url: str) -> str | None:
+    """The file a ``sqlite:///PATH`` URL names, or None (another database, memory, or a
+    URI form, which is left as given)."""
+    path = url.removeprefix("sqlite:///").split("?")[0]
+    if url.startswith("sqlite:///") and path not in ("", ":memory:") and not path.startswith(
+            "file:"):
+        return path
+    return None
+
+
 def connect(url: str | None = None, create: bool = True):
     """An engine for ``url`` (default ``$ARENA_DB`` or the SQLite file under results/), with
     the schema created or migrated. Any failure is one ArenaError line, with no password.
@@ -191,9 +201,8 @@ def connect(url: str | None = None, create: bool = True):
     SQLite file that does not exist is one too."""
     url = url or os.environ.get("ARENA_DB") or DEFAULT_URL
     shown = masked(url)
-    path = url.removeprefix("sqlite:///").split("?")[0]
-    if url.startswith("sqlite:///") and path not in ("", ":memory:") and not path.startswith(
-            "file:"):  # a plain file path; URI forms are left as given
+    path = sqlite_file(url)
+    if path is not None:
         folder = Path(path).parent
         if not create and not Path(path).exists():
             raise ArenaError(f"no database at {path}: nothing has been stored there yet "

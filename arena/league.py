@@ -246,13 +246,8 @@ def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | Non
 def submitted_entries(registry: Registry, defn: SeasonDef) -> tuple:
     """The registry entries of a season's submitted bots (``NAME@VERSION``), for workers,
     whose registries know installed bots and bots folders only."""
-    out = []
-    for name in defn.bots:
-        base = parse_entrant(name)[0]
-        if "@" in base:
-            entry = registry.bot(base, defn.game)
-            out.append(entry)
-    return tuple(out)
+    names = (parse_entrant(name)[0] for name in defn.bots)
+    return tuple(registry.bot(name, defn.game) for name in names if "@" in name)
 
 
 @contextmanager

@@ -55,9 +55,9 @@ def store_folder(db_url: str, given: str | None = None) -> Path:
     given = given or os.environ.get("ARENA_STORE")
     if given:
         return Path(given)
-    if db_url.startswith("sqlite:///") and db_url.removeprefix("sqlite:///").split("?")[0] \
-            not in ("", ":memory:"):
-        return Path(db_url.removeprefix("sqlite:///").split("?")[0]).parent / "bots"
+    path = db.sqlite_file(db_url)
+    if path is not None:
+        return Path(path).parent / "bots"
     raise ArenaError("a league on this database keeps its submitted bots in a folder every "
                      "runner can read: give it with --store DIR or ARENA_STORE")
 

@@ -110,8 +110,9 @@ def test_the_rating_history_ends_at_the_standings_and_is_thinned():
 
     results = [(["a", "b"], [1, 2] if i % 3 else [2, 1], [1, -1], [None, None])
                for i in range(1000)]
-    history = rating_history(results, ["a", "b"], 0.03, points=100)
+    history, standings = rating_history(results, ["a", "b"], 0.03, points=100)
     assert len(history["x"]) <= 102 and history["x"][-1] == 1000 and history["x"][0] == 0
+    assert standings == rate(results, 0.03)
     final = {s.bot: s for s in rate(results, 0.03)}
     for bot in ("a", "b"):
         assert history["bots"][bot]["mu"][-1] == round(final[bot].mu, 3)

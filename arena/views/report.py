@@ -102,8 +102,7 @@ def write_report(engine, registry, folder, season: str | None = None,
         leagues.setdefault((row.game, row.variant, row.players), []).append(row)
     index = []
     for (game, variant, players), seasons in leagues.items():
-        standings = league.standings(engine, registry, game, variant, players,
-                                     season if season is not None else None)
+        standings = league.standings(engine, registry, game, variant, players, season)
         index.append({"game": game, "variant": variant, "players": players,
                       "title": registry.game(game).title,
                       "rows": leaderboard.rows(standings),
@@ -142,11 +141,11 @@ def _season_summary(engine, row) -> dict:
 
 
 def rating_history(results, bots: list[str], draw_probability: float, teams: int = 0,
-                   points: int = CHART_POINTS) -> dict:
+                   points: int = CHART_POINTS) -> tuple[dict, list]:
     """Each bot's μ and σ after every rated match, in fixture order (``results``: the
     ``(seats, ranks, scores, faults)`` of ``db.results``), thinned to at most ``points``
     matches evenly spaced, the last always kept: ``{"x": [...], "bots": {name: {"mu": [],
-    "sigma": []}}}``, null before a bot's first match."""
+    "sigma": []}}}`` - and the standings they end at (the season's, rated once)."""
     results = list(results)
     step = max(1, -(-len(results) // points))
     rater = Rater(draw_probability, teams)
@@ -161,7 +160,8 @@ def rating_history(results, bots: list[str], draw_probability: float, teams: int
                 s = rater.table.get(b)
                 mu[b].append(round(s.mu, 3) if s else rater.env.mu)
                 sigma[b].append(round(s.sigma, 3) if s else rater.env.sigma)
-    return {"x": x, "bots": {b: {"mu": mu[b], "sigma": sigma[b]} for b in names}}
+    return ({"x": x, "bots": {b: {"mu": mu[b], "sigma": sigma[b]} for b in names}},
+            rater.standings())
 
 
 def crossgrid(results, bots: list[str]) -> dict:
@@ -198,8 +198,7 @@ def _season_page(env, engine, registry, out: Written, row, how) -> None:
     game = registry.game(row.game)
     bots = json.loads(row.bots)
     results = list(db.results(engine, row.game, row.variant, row.players, row.name))
-    standings = league.standings(engine, registry, row.game, row.variant, row.players,
-                                 row.name)
+    chart, standings = rating_history(results, bots, game.draw_probability, game.teams)
     listed, faults = [], {}
     rows = list(db.season_matches(engine, row.id))
     pages = choose(((m.id, [s.bot for s in seats], [s.fault for s in seats])
@@ -223,7 +222,7 @@ def _season_page(env, engine, registry, out: Written, row, how) -> None:
         season=_season_summary(engine, row), row=row, title=game.title,
         options=json.loads(row.options or "{}"),
         standings=leaderboard.rows(standings),
-        chart=rating_history(results, bots, game.draw_probability, game.teams),
+        chart=chart,
         grid=crossgrid(results, bots),
         pairs=[{"a": a, "b": b, "deals": e.pairs, "score": e.score, "elo": e.elo,
                 "low": e.elo_low, "high": e.elo_high, "los": e.los}
