@@ -1,34 +1,34 @@
-"""The isolation layers a bot worker applies to itself before any bot code is imported.
+"""The limits a bot process applies to itself once it is in its jail (``arena.jail``) and
+before any bot code is imported; each reported by name (``arena doctor`` prints them).
 
-Four layers, each optional so the worker degrades gracefully where one is missing, and each
-reported by name (``arena doctor`` prints them):
+* ``rlimits``: address space, CPU seconds, file size, open files, threads (``RLIMIT_NPROC``,
+  which the kernel counts per user - each bot process has a user of its own), no core
+  dumps, no raised priority;
+* ``seccomp`` (libseccomp through ``pyseccomp``): a Python bot gets an **allow-list** - the
+  system calls a Python program computing in memory and in its own folder needs, and
+  nothing else. An executable (a bot in any language) gets a deny-list of everything a
+  bot has no use for. Both refuse: new processes and ``execve`` (a Python bot), sockets
+  (but a connected pair within the process), ``io_uring`` (which would make sockets and
+  open files seccomp never sees), ``inotify`` and ``fanotify`` (which see what other
+  processes open), page-cache probes (``mincore``, ``cachestat``), signals to other
+  processes, ``ptrace`` and other processes' memory, System V IPC and POSIX message
+  queues, file locks, leases and I/O signals, anything read or set of another process,
+  raised limits, namespaces, mounts, keyrings, kernel modules, BPF and performance
+  counters. Calls of another architecture's numbering kill the process;
+* ``landlock`` (the kernel's access control, by ``ctypes``): the filesystem is read-only
+  below the interpreter, the system folders and the bot's own files, writable only in its
+  folder; no TCP (ABI 4+); no signals or abstract sockets leaving it (ABI 6+). In a jail
+  this repeats its root's walls; without one (a kernel without user namespaces) it is the
+  wall.
 
-* ``ipc_namespace``: a System V IPC and POSIX message queue namespace of its own (directly
-  as root, else inside a new user namespace that maps the user to itself), so no segment,
-  queue or semaphore of another process is even visible;
-* ``rlimits``: address space, CPU seconds, file size, open files, no core dumps, and (for an
-  unprivileged user) no new processes;
-* ``seccomp`` (libseccomp through ``pyseccomp``): no fork or new process (threads stay
-  allowed), no ``execve`` for Python bots, no sockets, no signals to other processes, no
-  ``ptrace`` or reading another process's memory, no System V shared memory, message queues
-  or semaphores and no POSIX message queues (closed twice: also without the namespace), no
-  file locks, leases or I/O signals, nothing read or set of another process (priority,
-  scheduling, affinity, CPU clock, robust futex list), no raising of limits, no
-  namespaces, mounts, keyrings or kernel modules - root ignores ``RLIMIT_NPROC``, this
-  does not;
-* ``landlock`` (the kernel's unprivileged access control, by ``ctypes``): the filesystem is
-  read-only below the interpreter, the system folders and the bot's own files, writable only
-  in the worker's private folder; nothing else - no database, no ``results/``, no other bot,
-  no ``/proc`` of the runner, no ``/dev/shm`` (POSIX shared memory), no other bot's folder;
-  no TCP (ABI 4+); no signals or abstract sockets leaving the sandbox (ABI 6+).
+With the jail they close every channel between two bot processes that the kernel names -
+files, sockets, pipes, signals, shared memory, message queues, semaphores, file
+notifications, another process's memory or descriptors - which is what keeps two Tractor
+partners (each seat is its own process) from showing each other their hands. What no layer
+closes is time and the machine's load: a process can see how long the others take to
+move, as a player at a table can.
 
-Together they close every channel between two bot processes that the kernel names - files,
-sockets, pipes, signals, shared memory, message queues, semaphores, another process's
-memory or descriptors - which is what keeps two Tractor partners (each seat is its own
-process) from showing each other their hands. What no layer closes is time: a process can
-see how long the others take to move, as a player at a table can.
-
-Seccomp's filter is built before Landlock is applied: libseccomp reads files while building.
+Seccomp's filter is built before Landlock is applied (libseccomp is loaded before the jail).
 """
 
 from __future__ import annotations
@@ -46,12 +46,14 @@ _libc.syscall.restype = ctypes.c_long
 # -- rlimits -----------------------------------------------------------------------------------
 
 
-def apply_rlimits(memory: int, cpu: int, file_size: int, open_files: int) -> None:
+def apply_rlimits(memory: int, cpu: int, file_size: int, open_files: int,
+                  threads: int) -> None:
+    """Lower every limit (a process may always lower its own)."""
     limits = [(resource.RLIMIT_AS, memory), (resource.RLIMIT_CPU, cpu),
               (resource.RLIMIT_FSIZE, file_size), (resource.RLIMIT_NOFILE, open_files),
-              (resource.RLIMIT_CORE, 0)]
-    if os.geteuid() != 0:  # root ignores it; seccomp stops new processes either way
-        limits.append((resource.RLIMIT_NPROC, 0))
+              (resource.RLIMIT_CORE, 0), (resource.RLIMIT_NPROC, threads),
+              (resource.RLIMIT_NICE, 0), (resource.RLIMIT_RTPRIO, 0),
+              (resource.RLIMIT_MSGQUEUE, 0), (resource.RLIMIT_MEMLOCK, 0)]
     for which, value in limits:
         soft, hard = resource.getrlimit(which)
         value = value if hard == resource.RLIM_INFINITY else min(value, hard)
@@ -61,77 +63,131 @@ def apply_rlimits(memory: int, cpu: int, file_size: int, open_files: int) -> Non
                                    min(top, hard)))
 
 
-# -- the IPC namespace ------------------------------------------------------------------------
-
-CLONE_NEWIPC, CLONE_NEWUSER = 0x08000000, 0x10000000
-
-
-def enter_ipc_namespace() -> bool:
-    """Give this process an IPC namespace of its own; False where the kernel refuses one.
-
-    Root (or a process with ``CAP_SYS_ADMIN``) unshares it directly; anyone else needs an
-    unprivileged user namespace around it, in which this process's user and group map to
-    themselves (so files keep their owners) and ``setgroups`` is denied, as the kernel asks."""
-    if _libc.unshare(CLONE_NEWIPC) == 0:
-        return True
-    uid, gid = os.getuid(), os.getgid()
-    if _libc.unshare(CLONE_NEWUSER | CLONE_NEWIPC) != 0:
-        return False
-    try:
-        for path, text in (("/proc/self/setgroups", "deny"), ("/proc/self/uid_map",
-                                                               f"{uid} {uid} 1"),
-                           ("/proc/self/gid_map", f"{gid} {gid} 1")):
-            with open(path, "w") as f:
-                f.write(text)
-    except OSError:
-        pass  # unmapped, the user shows as nobody: the bot's own folder stays its own
-    return True
-
-
 # -- seccomp -----------------------------------------------------------------------------------
 
+#: What a Python bot may call (any other call fails with EPERM): memory, its own files and
+#: folders, time, its own signals and threads, waiting on its own descriptors.
+PYTHON_ALLOWED = (
+    # descriptors and files
+    "read", "write", "readv", "writev", "pread64", "pwrite64", "preadv", "pwritev",
+    "preadv2", "pwritev2", "lseek", "close", "close_range", "dup", "dup2", "dup3", "ioctl",
+    "open", "openat", "openat2", "creat", "stat", "fstat", "lstat", "newfstatat", "statx",
+    "statfs", "fstatfs", "access", "faccessat", "faccessat2", "readlink", "readlinkat",
+    "getdents", "getdents64", "getcwd", "chdir", "fchdir", "mkdir", "mkdirat", "rmdir",
+    "unlink", "unlinkat", "rename", "renameat", "renameat2", "link", "linkat", "symlink",
+    "symlinkat", "truncate", "ftruncate", "fsync", "fdatasync", "fallocate", "umask",
+    "chmod", "fchmod", "fchmodat", "utimensat", "utimes", "futimesat", "sendfile",
+    "copy_file_range", "splice", "tee", "pipe", "pipe2", "memfd_create", "eventfd",
+    "eventfd2", "select", "pselect6", "poll", "ppoll", "epoll_create", "epoll_create1",
+    "epoll_ctl", "epoll_wait", "epoll_pwait", "epoll_pwait2", "timerfd_create",
+    "timerfd_settime", "timerfd_gettime", "signalfd", "signalfd4",
+    # memory
+    "mmap", "munmap", "mprotect", "mremap", "madvise", "brk", "msync", "membarrier",
+    # time
+    "nanosleep", "gettimeofday", "time", "times", "getitimer", "setitimer", "alarm",
+    "timer_settime", "timer_gettime", "timer_getoverrun", "timer_delete",
+    # signals, threads, its own identity
+    "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "rt_sigpending", "rt_sigsuspend",
+    "rt_sigtimedwait", "sigaltstack", "pause", "futex", "futex_waitv", "set_robust_list",
+    "set_tid_address", "rseq", "gettid", "sched_yield", "sched_get_priority_max",
+    "sched_get_priority_min", "exit", "exit_group", "arch_prctl", "wait4", "waitid",
+    "getpid", "getppid", "getuid", "geteuid", "getgid", "getegid", "getgroups",
+    "getresuid", "getresgid", "getpgrp", "getpgid", "getsid", "capget", "uname",
+    "getrandom", "getrusage", "getrlimit", "getcpu", "restart_syscall", "utime",
+    "getxattr", "lgetxattr", "fgetxattr", "listxattr", "llistxattr", "flistxattr",
+    "get_mempolicy",
+    # a connected pair of sockets within the process (asyncio's self-pipe): no other kind
+    # can be made (``socket`` is not here, ``socketpair`` only for AF_UNIX)
+    "sendmsg", "recvmsg", "sendto", "recvfrom", "shutdown", "getsockopt", "setsockopt",
+    "getsockname", "getpeername")
+#: ``prctl`` options a Python bot may use: a thread's name, and reading its own settings
+PRCTL_ALLOWED = (3, 15, 16, 21, 23, 30, 36, 39, 42, 0x53564D41)
+
+#: What no bot may call, an executable's deny-list (a Python bot's allow-list holds none)
 DENIED = ("fork", "vfork", "ptrace", "process_vm_readv", "process_vm_writev", "tkill",
           "pidfd_open", "pidfd_send_signal", "pidfd_getfd", "socket", "setrlimit",
-          "prlimit64", "unshare", "setns", "mount", "umount2", "pivot_root", "chroot",
-          "bpf", "perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key",
-          "init_module", "finit_module", "delete_module", "kexec_load", "reboot", "swapon",
-          "swapoff", "acct", "quotactl", "sethostname", "setdomainname", "iopl", "ioperm",
-          "process_madvise", "kcmp", "name_to_handle_at", "open_by_handle_at",
-          "get_robust_list", "flock",
+          "unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "bpf",
+          "perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key",
+          "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
+          "reboot", "swapon", "swapoff", "acct", "quotactl", "quotactl_fd", "sethostname",
+          "setdomainname", "iopl", "ioperm", "process_madvise", "process_mrelease", "kcmp",
+          "name_to_handle_at", "open_by_handle_at", "flock", "syslog", "uselib", "ustat",
+          "sysfs", "_sysctl", "vhangup", "lookup_dcookie", "nfsservctl", "clock_settime",
+          "clock_adjtime", "settimeofday", "adjtimex", "move_pages", "migrate_pages",
+          "set_mempolicy_home_node", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
+          # rings, notifications and probes that see or reach past every other wall
+          "io_uring_setup", "io_uring_enter", "io_uring_register", "inotify_init",
+          "inotify_init1", "inotify_add_watch", "inotify_rm_watch", "fanotify_init",
+          "fanotify_mark", "mincore", "cachestat", "statmount", "listmount",
+          # new mount API
+          "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick",
+          "mount_setattr",
           # System V IPC and POSIX message queues: channels between processes
           "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl",
           "semget", "semop", "semtimedop", "semctl", "ipc", "mq_open", "mq_unlink",
           "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr")
 CLONE_THREAD = 0x00010000
+CLONE_NAMESPACES = 0x7E020000  # every CLONE_NEW* flag
+AF_UNIX = 1
 
 
 def build_seccomp(allow_exec: bool):
-    """The filter (not yet loaded), or None when libseccomp is not available."""
+    """The filter (not yet loaded), or None when libseccomp is not available: an allow-list
+    for a Python bot, a deny-list for an executable (``allow_exec``)."""
     try:
         import pyseccomp as sc
-        f = sc.SyscallFilter(defaction=sc.ALLOW)
     except Exception:  # no pyseccomp, or no libseccomp.so on this machine
         return None
     eperm = sc.ERRNO(errno.EPERM)
-    for name in DENIED + (() if allow_exec else ("execve", "execveat")):
-        _rule(f, eperm, name)
-    f.add_rule(eperm, "clone", sc.Arg(0, sc.MASKED_EQ, CLONE_THREAD, 0))  # a process
+    if allow_exec:
+        f = sc.SyscallFilter(defaction=sc.ALLOW)
+        for name in DENIED:
+            _rule(f, eperm, name)
+        f.add_rule(eperm, "clone", sc.Arg(0, sc.MASKED_EQ, CLONE_THREAD, 0))  # a process
+        f.add_rule(eperm, "clone", sc.Arg(0, sc.MASKED_EQ, CLONE_NAMESPACES | CLONE_THREAD,
+                                          CLONE_NAMESPACES | CLONE_THREAD))
+        f.add_rule(eperm, "kill", sc.Arg(0, sc.NE, os.getpid()))
+        f.add_rule(eperm, "tgkill", sc.Arg(0, sc.NE, os.getpid()))
+        f.add_rule(eperm, "socketpair", sc.Arg(0, sc.NE, AF_UNIX))
+        f.add_rule(eperm, "prlimit64", sc.Arg(2, sc.NE, 0))  # may read a limit, not set one
+        f.add_rule(eperm, "prlimit64", sc.Arg(0, sc.NE, 0))
+        for cmd in FCNTL_CHANNELS:
+            f.add_rule(eperm, "fcntl", sc.Arg(1, sc.EQ, cmd))
+        for name in OWN_ONLY:
+            _rule(f, eperm, name, sc.Arg(0, sc.NE, 0))
+        for name in ("getpriority", "setpriority", "ioprio_get", "ioprio_set"):
+            _rule(f, eperm, name, sc.Arg(0, sc.NE, 0))  # a process, not a group or a user
+            _rule(f, eperm, name, sc.Arg(1, sc.NE, 0))  # and that process itself
+        for name in ("clock_gettime", "clock_getres", "clock_nanosleep", "timer_create"):
+            _rule(f, eperm, name, sc.Arg(0, sc.MASKED_EQ, 1 << 31, 1 << 31))
+        f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")  # libc falls back to clone for threads
+        return f
+    f = sc.SyscallFilter(defaction=eperm)
+    for name in PYTHON_ALLOWED:
+        _rule(f, sc.ALLOW, name)
+    f.add_rule(sc.ALLOW, "clone", sc.Arg(0, sc.MASKED_EQ, CLONE_THREAD | CLONE_NAMESPACES,
+                                         CLONE_THREAD))  # a thread, in no new namespace
     f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")  # libc falls back to clone for threads
-    pid = os.getpid()
-    f.add_rule(eperm, "kill", sc.Arg(0, sc.NE, pid))  # only itself (not even its group)
-    f.add_rule(eperm, "tgkill", sc.Arg(0, sc.NE, pid))
-    for cmd in FCNTL_CHANNELS:
-        f.add_rule(eperm, "fcntl", sc.Arg(1, sc.EQ, cmd))
-    for name in OWN_ONLY:  # what one process sets of itself and another could read
-        _rule(f, eperm, name, sc.Arg(0, sc.NE, 0))
-    for name in ("getpriority", "setpriority", "ioprio_get", "ioprio_set"):
-        _rule(f, eperm, name, sc.Arg(0, sc.NE, 0))  # a process, not a group or a user
-        _rule(f, eperm, name, sc.Arg(1, sc.NE, 0))  # and that process itself
+    f.add_rule(sc.ALLOW, "kill", sc.Arg(0, sc.EQ, os.getpid()))  # only itself
+    f.add_rule(sc.ALLOW, "tgkill", sc.Arg(0, sc.EQ, os.getpid()))
+    f.add_rule(sc.ALLOW, "socketpair", sc.Arg(0, sc.EQ, AF_UNIX))  # asyncio's self-pipe
+    f.add_rule(sc.ALLOW, "prlimit64", sc.Arg(0, sc.EQ, 0), sc.Arg(2, sc.EQ, 0))  # read own
+    for option in PRCTL_ALLOWED:
+        f.add_rule(sc.ALLOW, "prctl", sc.Arg(0, sc.EQ, option))
+    f.add_rule(sc.ALLOW, "fcntl", sc.Arg(1, sc.LT, 5))  # dup, get/set flags
+    for cmd in FCNTL_OWN:
+        _rule(f, sc.ALLOW, "fcntl", sc.Arg(1, sc.EQ, cmd))
+    for name in OWN_ONLY + ("getpriority", "setpriority"):
+        _rule(f, sc.ALLOW, name, sc.Arg(0, sc.EQ, 0), *(
+            (sc.Arg(1, sc.EQ, 0),) if name.endswith("priority") else ()))
     for name in ("clock_gettime", "clock_getres", "clock_nanosleep", "timer_create"):
-        _rule(f, eperm, name, sc.Arg(0, sc.MASKED_EQ, 1 << 31, 1 << 31))  # another's CPU clock
+        _rule(f, sc.ALLOW, name, sc.Arg(0, sc.MASKED_EQ, 1 << 31, 0))  # not another's clock
     return f
 
 
+#: fcntl commands on a descriptor's own settings: F_DUPFD_CLOEXEC, pipe sizes, seals (besides
+#: F_DUPFD, F_GETFD, F_SETFD, F_GETFL and F_SETFL, 0 to 4)
+FCNTL_OWN = (1030, 1031, 1032, 1033, 1034)
 #: fcntl commands that would pass information between processes through a file both can
 #: read: locks (F_GETLK, F_SETLK, F_SETLKW and their OFD forms), leases, directory
 #: notifications, and I/O signals sent to another process (F_SETOWN, F_SETSIG, F_SETOWN_EX)
@@ -215,22 +271,73 @@ def apply_landlock(read: list[str], write: list[str]) -> int:
 
 
 def system_read_paths() -> list[str]:
-    """What any program (and the Python interpreter) needs to read to start and run."""
-    paths = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/dev/null",
-             "/dev/urandom", "/dev/zero", sys.prefix, sys.base_prefix, sys.exec_prefix]
-    paths += [p for p in sys.path if p and os.path.isdir(p)]
+    """What any program (and the Python interpreter) needs to read to start and run: the
+    system's folders, a few files of /etc (``arena.jail``), the Python installation."""
+    from .jail import ETC, SYSTEM
+
+    prefixes = sorted({sys.prefix, sys.base_prefix, sys.exec_prefix})
+    paths = [*SYSTEM, *ETC, "/dev/null", "/dev/urandom", "/dev/random", "/dev/zero",
+             "/dev/full", *prefixes]
+    # the import path's folders inside the installation (a .pth file may add any folder
+    # of the machine: the runner names the packages a bot needs, arena's own included)
+    paths += [p for p in sys.path if p and os.path.isdir(p) and any(
+        os.path.abspath(p).startswith(x.rstrip("/") + "/") for x in prefixes)]
     return sorted(set(paths))
 
 
 def confine(limits: dict, read: list[str], write: list[str], allow_exec: bool) -> dict:
     """Apply every layer this machine has; return which ones are active."""
-    ipc = enter_ipc_namespace()  # first: the user namespace needs /proc and new processes
     apply_rlimits(limits["memory_mb"] * MiB, limits["cpu_s"], limits["file_size_mb"] * MiB,
-                  limits["open_files"])
-    layers = {"rlimits": True, "ipc_namespace": ipc}
+                  limits["open_files"], limits.get("threads", 64))
+    layers: dict = {"rlimits": True}
     seccomp = build_seccomp(allow_exec)
-    layers["landlock"] = apply_landlock(system_read_paths() + read, write)
+    layers["landlock"] = apply_landlock(read, write)
     if seccomp is not None:
         seccomp.load()  # also sets no_new_privs
-    layers["seccomp"] = seccomp is not None
+    layers["seccomp"] = ("allow-list" if not allow_exec else "deny-list") if seccomp else ""
     return layers
+
+
+# -- what a probe tries ------------------------------------------------------------------------
+
+_SYSCALL_NUMBERS = {"x86_64": {"io_uring_setup": 425, "inotify_init1": 294,
+                               "fanotify_init": 300},
+                    "aarch64": {"io_uring_setup": 425, "inotify_init1": 26,
+                                "fanotify_init": 262}}
+
+
+def attempts(canary: str) -> dict:
+    """What a bot may not do, tried: ``{name: True}`` where it was refused. ``canary`` is a
+    file of the runner's, outside everything a bot may read."""
+    import platform
+    import socket
+
+    numbers = _SYSCALL_NUMBERS.get(platform.machine(), _SYSCALL_NUMBERS["x86_64"])
+    params = ctypes.create_string_buffer(120)
+    out = {}
+    for name, args in (("io_uring_setup", (4, params)), ("inotify_init1", (0,)),
+                       ("fanotify_init", (0, 0))):
+        fd = _libc.syscall(numbers[name], *args)
+        out[name] = fd < 0
+        if fd >= 0:
+            os.close(fd)
+    try:
+        socket.socket(socket.AF_INET, socket.SOCK_DGRAM).close()
+        out["socket"] = False
+    except OSError:
+        out["socket"] = True
+    try:
+        pid = os.fork()
+    except OSError:
+        out["fork"] = True
+    else:
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)
+        out["fork"] = False
+    try:
+        open(canary, "rb").close()
+        out["runner_files"] = False
+    except OSError:
+        out["runner_files"] = True
+    return out

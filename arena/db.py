@@ -27,7 +27,7 @@ from . import DEFAULT_DB as DEFAULT_URL
 from .errors import ArenaError, masked
 from .referee import ASKING
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 def now() -> datetime:
@@ -139,6 +139,17 @@ class SubmissionRow(SQLModel, table=True):
     withdrawn: bool = False
 
 
+class OwnerRow(SQLModel, table=True):
+    """Who a submitted bot's name belongs to (schema 6): its first author, and a hash of the
+    key made at its first submission, which a new version must show (``arena.store``)."""
+
+    __tablename__ = "bot_owners"
+    name: str = Field(primary_key=True)
+    author: str
+    key_hash: str  # "scrypt$SALT$HASH", hex
+    since: datetime = Field(default_factory=now)
+
+
 def _schema_2(conn) -> None:
     conn.exec_driver_sql("ALTER TABLE seat_results ADD COLUMN log VARCHAR")
     conn.exec_driver_sql("ALTER TABLE ratings ADD COLUMN suspended BOOLEAN NOT NULL DEFAULT false")
@@ -157,8 +168,14 @@ def _schema_5(conn) -> None:
     """The submissions table, which ``create_all`` has just made."""
 
 
+def _schema_6(conn) -> None:
+    """The bot owners table, which ``create_all`` has just made. A name submitted before
+    it has no key: ``arena key NAME`` gives it one."""
+
+
 # (version, callable(connection)), in order
-MIGRATIONS: list = [(2, _schema_2), (3, _schema_3), (4, _schema_4), (5, _schema_5)]
+MIGRATIONS: list = [(2, _schema_2), (3, _schema_3), (4, _schema_4), (5, _schema_5),
+                    (6, _schema_6)]
 
 
 def _sqlite_pragmas(dbapi_connection, _record):
@@ -201,6 +218,7 @@ def connect(url: str | None = None, create: bool = True):
     SQLite file that does not exist is one too."""
     url = url or os.environ.get("ARENA_DB") or DEFAULT_URL
     shown = masked(url)
+    _check_url(url, shown)
     path = sqlite_file(url)
     if path is not None:
         folder = Path(path).parent
@@ -221,8 +239,25 @@ def connect(url: str | None = None, create: bool = True):
         hint = DRIVERS.get(e.name, e.name)
         raise ArenaError(f"cannot use database {shown}: its driver {e.name} is not installed "
                          f"(pip install '{hint}')") from None
-    except (SQLAlchemyError, OSError) as e:
-        raise ArenaError(f"cannot use database {shown}: {masked(_first_line(e))}") from None
+    except (SQLAlchemyError, OSError, ValueError) as e:
+        raise ArenaError(f"cannot use database {shown}: {masked(first_line(e))}") from None
+
+
+def _check_url(url: str, shown: str) -> None:
+    """ArenaError for a URL SQLAlchemy would misread: an ``@`` in the password (the rest
+    would be taken for the host, and shown), a port that is not a number."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        raise ArenaError(f"cannot use database {shown}: not a database URL "
+                         "(sqlite:///PATH, postgresql+psycopg://USER:PASSWORD@HOST/NAME)")
+    netloc = rest.split("/", 1)[0].split("?", 1)[0]
+    if netloc.count("@") > 1:
+        raise ArenaError(f"cannot use database {shown}: an @ in the user or password is "
+                         "written %40")
+    host = netloc.rpartition("@")[2]
+    port = host.rpartition("]")[2].partition(":")[2] if host else ""
+    if port and not port.isdigit():
+        raise ArenaError(f"cannot use database {shown}: its port is not a number")
 
 
 def _make_schema(engine, shown: str) -> None:
@@ -256,7 +291,15 @@ def _make_schema(engine, shown: str) -> None:
                 dbapi.isolation_level = level
 
 
-def _first_line(e: BaseException) -> str:
+def disk_full(e: BaseException) -> bool:
+    """Whether a database error says its disk is full (SQLite's "database or disk is full",
+    PostgreSQL's DiskFull, "No space left on device")."""
+    text = str(getattr(e, "orig", None) or e).lower()
+    return isinstance(e, SQLAlchemyError) and ("disk is full" in text or "no space left"
+                                               in text or "diskfull" in text)
+
+
+def first_line(e: BaseException) -> str:
     text = str(getattr(e, "orig", None) or e)
     return text.splitlines()[0] if text else type(e).__name__
 

@@ -47,10 +47,20 @@ def crash_reason(e: BaseException) -> str:
     return f"crash: {type(e).__name__}: {text}" if text else f"crash: {type(e).__name__}"
 
 
+#: ``scheme://user:PASSWORD@host``: the password runs to the last ``@`` before the path
+_USERINFO = re.compile(r"(\w[\w+.-]*://[^/\s:@]*:)[^/\s]*@")
+#: ``password=...`` (``?password=``, ``&sslpassword=``, a ``key=value`` connection string),
+#: and anything named like a secret, a token or a key
+_SECRET_PARAM = re.compile(r"((?:^|[?&;\s])[\w.-]*(?:pass(?:word)?|secret|token|key)\s*=\s*)"
+                           r"(?:'[^']*'|\"[^\"]*\"|[^&;\s\"']*)", re.IGNORECASE)
+
+
 def masked(text: str) -> str:
-    """``text`` with the password of any URL in it (``scheme://user:PASSWORD@host``) replaced
-    by ``***``: no message shows a database password."""
-    return re.sub(r"(\w[\w+.-]*://[^/\s:@]*:)[^@\s]*@", r"\1***@", text)
+    """``text`` with every password it holds replaced by ``***``: a URL's
+    (``scheme://user:PASSWORD@host``, an ``@`` in the password included) and any
+    ``password=`` (or ``secret=``, ``token=``, ``key=``) parameter - no message shows a
+    database password."""
+    return _SECRET_PARAM.sub(r"\1***", _USERINFO.sub(r"\1***@", text))
 
 
 _JSON_TYPES = {str: "string", int: "number", float: "number", bool: "boolean",

@@ -17,6 +17,8 @@ import threading
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from . import db, match
 from .errors import ArenaError
 from .plugins import Registry, parse_entrant
@@ -222,7 +224,13 @@ def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | Non
 
     def store(results):
         with interrupts_deferred():  # a batch is stored whole, or not at all
-            db.store_results(engine, row.id, results)
+            try:
+                db.store_results(engine, row.id, results)
+            except SQLAlchemyError as e:  # a full disk, a database gone: nothing half-stored
+                why = "its disk is full" if db.disk_full(e) else db.first_line(e)
+                raise ArenaError(f"database: {why}; what was stored stays, and 'arena "
+                                 f"season resume {row.name}' goes on once that is fixed"
+                                 ) from None
             rater.add(results)
         if on_batch:
             on_batch(results, rater)

@@ -23,11 +23,14 @@ import pluggy
 
 from . import hookspecs
 from .errors import ArenaError, PluginError, UnknownBot, UnknownGame
+from .files import file_hash
 
 GAME_GROUP = "arena"
 BOT_GROUP = "arena.bots"
 DEFAULT_GAME_PLUGINS = ("arena.games.vandtia", "arena.games.tractor", "arena.games.cherki")
-BOT_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
+#: A bot's name, matched whole (``fullmatch``): lower-case letters, digits, ``. _ -``, at
+#: most 40 characters, a letter or digit first
+BOT_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,39}")
 
 
 def get_plugin_manager() -> pluggy.PluginManager:
@@ -128,8 +131,9 @@ def _source(pm: pluggy.PluginManager, plugin) -> str:
 
 
 def _check_registration(source: str, name, games, is_callable: bool = True) -> None:
-    if not isinstance(name, str) or not BOT_NAME.match(name):
-        raise PluginError(f"{source}: bad bot name {name!r} (lower-case letters, digits, . _ -)")
+    if not isinstance(name, str) or not BOT_NAME.fullmatch(name):
+        raise PluginError(f"{source}: bad bot name {name!r} (lower-case letters, digits, "
+                          ". _ -; at most 40)")
     if not is_callable:
         raise PluginError(f"{source}: bot {name!r} factory is not callable")
     if isinstance(games, str) or not games:
@@ -147,14 +151,33 @@ def _manifest(path: Path) -> tuple[str, list, dict, str, dict | None]:
     name, games = data.get("name", path.stem), data.get("games")
     _check_registration(str(path), name, games)
     spec = exec_spec(path, data)
-    digest = hashlib.sha256(path.read_bytes())
-    for arg in spec["target"][1:]:
-        if os.path.isfile(arg):
-            digest.update(Path(arg).read_bytes())
+    own = set(spec["read"])
+    files = [path] + [Path(a) for a in spec["target"][1:] if a in own and os.path.isfile(a)]
+    digest = _code_hash(tuple(files))
     options = data.get("options")
     if options is not None and not isinstance(options, dict):
         raise PluginError(f"{path}: 'options' must be a table of option = default")
-    return name, list(games), spec, digest.hexdigest(), options
+    return name, list(games), spec, digest, options
+
+
+_HASHES: dict[tuple, str] = {}
+
+
+def _code_hash(files: tuple[Path, ...]) -> str:
+    """The code hash of an executable bot: its manifest's and its own files' bytes, read in
+    chunks, and only again once one of them has changed."""
+    key = tuple((str(f), *_signature(f)) for f in files)
+    if key not in _HASHES:
+        digest = hashlib.sha256()
+        for f in files:
+            file_hash(f, digest)
+        _HASHES[key] = digest.hexdigest()
+    return _HASHES[key]
+
+
+def _signature(path: Path) -> tuple:
+    st = os.stat(path)
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
 class Registry:

@@ -1,8 +1,10 @@
 """The runner side of the trust line: bot worker processes, their limits and their faults.
 
 Every bot seat is a worker process (``arena.worker``) started with the interpreter itself
-(``sys.executable -I``), a clean environment, no inherited descriptors, its own session and a
-private folder; the worker confines itself before it imports the bot. The runner talks to it
+(``sys.executable -I``), a clean environment, no inherited descriptors and its own session;
+the worker jails itself (``arena.jail``: namespaces, a root and a folder of its own, an
+unprivileged user) and confines itself (``arena.confine``) before it imports the bot. Its
+log (its stderr) is a file with no name, which goes when the runner does. The runner talks to it
 in JSON lines (``docs/protocol.md``), and turns anything that is not a timely, well-formed
 answer into a :class:`~arena.errors.BotFault` with a plain reason - the referee makes that a
 forfeit. A worker serves match after match (it gets ``start`` again); after a fault it is
@@ -11,6 +13,7 @@ killed and the next match starts a new one.
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import shutil
@@ -46,7 +49,12 @@ class Limits:
     memory_mb: int = 1024  # address space
     file_size_mb: int = 16  # largest file it may write, its log included
     open_files: int = 64
-    strict: bool = False  # also run it in bubblewrap's namespaces (no other process visible)
+    threads: int = 64  # threads (and processes) of the bot's user: a thread bomb stops here
+    disk_mb: int = 32  # its folder (a tmpfs of its own, /tmp): size ...
+    files: int = 1000  # ... and how many files and folders it may hold
+    #: refuse to run a bot where any isolation layer is missing (``arena doctor``), rather
+    #: than run it with the layers this machine has
+    strict: bool = False
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -71,6 +79,23 @@ class Limits:
                 raise ArenaError(f"limit {key} must be above 0")
             limits = replace(limits, **{key: number})
         return limits
+
+
+def missing_layers(limits: Limits) -> None:
+    """With ``strict=1``: ArenaError naming every isolation layer this machine lacks (asked
+    once per process)."""
+    from .errors import ArenaError
+
+    if limits.strict:
+        gaps = _gaps(replace(limits, strict=False))
+        if gaps:
+            raise ArenaError(f"strict=1: this machine lacks {', '.join(gaps)} ('arena "
+                             "doctor' says why)")
+
+
+@functools.lru_cache(maxsize=4)
+def _gaps(limits: Limits) -> tuple[str, ...]:
+    return tuple(name for name, (ok, _) in layer_checks(probe(limits)).items() if not ok)
 
 
 def clean_env(home: str) -> dict:
@@ -101,9 +126,10 @@ def _module_paths(module: str) -> list[str]:
 
 
 def read_paths(spec: dict) -> list[str]:
-    """What a bot may read besides the system and the Python environment: its own files,
+    """What a bot may read besides the system and the Python installation: its own files,
     the arena package and the installed bot packages (wherever an editable install keeps
-    them), so a bot file may build on a reference bot."""
+    them), so a bot file may build on a reference bot. Never a path a manifest names: an
+    executable's own files are those of its folder it names (``exec_spec``)."""
     own = _module_paths("arena") + _installed_bot_paths() + (
         [spec["path"]] if spec.get("path") else [])
     kind, target = spec["kind"], spec["target"]
@@ -111,23 +137,7 @@ def read_paths(spec: dict) -> list[str]:
         return own + ([] if spec.get("path") else _module_paths(target.partition(":")[0]))
     if kind == "file":
         return own + [target]
-    return own + [a for a in target if os.path.exists(a)] + list(spec.get("read", []))
-
-
-def bubblewrap(folder: str, read: list[str]) -> list[str]:
-    """The ``bwrap`` prefix of strict mode: new user, PID, network, IPC and UTS namespaces, a
-    read-only view of the system, an empty ``/tmp`` (but for the bot's own ``read`` files)
-    and only the bot's folder writable."""
-    from .errors import ArenaError
-
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
-        raise ArenaError("strict=1 needs bubblewrap (apt install bubblewrap)")
-    return [bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/",
-            "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-            *[a for p in [*read, sys.prefix, sys.exec_prefix, os.path.dirname(sys.executable)]
-              if os.path.exists(p) for a in ("--ro-bind", p, p)],
-            "--bind", folder, folder, "--chdir", folder, "--"]
+    return own + list(spec.get("read", []))
 
 
 def _signal_name(number: int) -> str:
@@ -184,21 +194,27 @@ class Worker:
     """One sandboxed bot process and its pipes."""
 
     def __init__(self, spec: dict, limits: Limits, mode: str | None = None, extra=None):
+        from . import jail
+
         self.limits = limits
-        self.dir = tempfile.mkdtemp(prefix="arena-bot-")
-        self.log_path = os.path.join(self.dir, "bot.log")
+        self.dir: str | None = None
+        missing_layers(limits)
+        if spec and spec.get("content"):  # a stored version: its files as they were kept
+            verify_stored(spec)
+        if jail.available():
+            home, cwd, write = "/tmp", "/", ["/tmp"]
+        else:  # no root of its own here: a folder on disk, removed at close or next start
+            self.dir = home = cwd = _disk_folder()
+            write = [self.dir]
         mode = mode or ("exec" if spec["kind"] == "exec" else "serve")
         config = {"mode": mode, "bot": spec, "limits": limits.to_json(),
-                  "read": read_paths(spec) if spec else [], "write": [self.dir], **(extra or {})}
+                  "read": read_paths(spec) if spec else [], "write": write,
+                  "jail": {"uids": _bot_uids(),
+                           "folder": {"disk_mb": limits.disk_mb, "files": limits.files}},
+                  **(extra or {})}
         command = [sys.executable, "-I", "-m", "arena.worker", orjson.dumps(config).decode()]
-        if limits.strict:
-            command = bubblewrap(self.dir, config["read"]) + command
-        self.strict = limits.strict
-        with open(self.log_path, "wb") as log:
-            self.proc = subprocess.Popen(
-                command,
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, cwd=self.dir,
-                env=clean_env(self.dir), close_fds=True, start_new_session=True, bufsize=0)
+        self.log = tempfile.TemporaryFile(prefix="arena-bot-log-")  # no name: nothing left
+        self.proc = _spawn(command, self.log, cwd, clean_env(home))
         self.rfd, self.wfd = self.proc.stdout.fileno(), self.proc.stdin.fileno()
         self.buffer = b""
         self.held = b""  # messages without an answer, sent with the next one (``hold``)
@@ -272,8 +288,6 @@ class Worker:
                 pass
         self.kill()
         code = self.proc.returncode
-        if self.strict and code is not None and code > 128:  # bubblewrap passes signals on
-            code = 128 - code
         if reason == "exited" or (reason == "timeout" and code != -signal.SIGKILL):
             if code == -signal.SIGKILL:
                 reason = "crash: exited" if reason == "exited" else reason
@@ -287,16 +301,16 @@ class Worker:
         return BotFault(reason, self.log_tail())
 
     def terminate(self) -> None:
-        """SIGKILL the bot. In strict mode only bubblewrap's child (the namespace's first
-        process, whose death ends every process inside) is killed, so that bubblewrap itself
-        reaps it and exits - killing both at once would orphan a zombie."""
+        """SIGKILL the bot. In a jail, its init is killed (the kernel then kills every
+        process of the jail, and the init ends last) and the keeper, which waits for the
+        init, ends after them: so once the keeper is reaped nothing of the bot is left. With
+        no jail, its whole process group."""
         inner = []
-        if self.strict:
-            try:
-                with open(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children") as f:
-                    inner = [int(pid) for pid in f.read().split()]
-            except OSError:
-                pass
+        try:
+            with open(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children") as f:
+                inner = [int(pid) for pid in f.read().split()]
+        except (OSError, ValueError):
+            pass
         try:
             for pid in inner:
                 os.kill(pid, signal.SIGKILL)
@@ -323,12 +337,13 @@ class Worker:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def log_tail(self) -> str:
+    def log_tail(self, size: int = LOG_TAIL) -> str:
+        """The end of what the bot wrote to stderr (``size`` bytes at most)."""
         try:
-            with open(self.log_path, "rb") as log:
-                log.seek(max(0, os.path.getsize(self.log_path) - LOG_TAIL))
-                return log.read().decode(errors="replace")
-        except OSError:
+            end = os.fstat(self.log.fileno()).st_size
+            return os.pread(self.log.fileno(), size, max(0, end - size)).decode(
+                errors="replace")
+        except (OSError, ValueError):
             return ""
 
     def close(self) -> None:
@@ -343,13 +358,82 @@ class Worker:
                 f.close()
             except OSError:
                 pass
-        if self.strict:  # let bubblewrap see its child end on EOF and reap it
-            try:
-                self.proc.wait(timeout=1)
-            except subprocess.TimeoutExpired:
-                pass
         self.kill()
-        shutil.rmtree(self.dir, ignore_errors=True)
+        self.log.close()
+        if self.dir is not None:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _spawn(command: list[str], log, cwd: str, env: dict) -> subprocess.Popen:
+    """Start a worker process. A machine out of processes or memory (EAGAIN, ENOMEM) is
+    given a moment (bots exiting free both), then it is the runner's error, not a bot's."""
+    from .errors import ArenaError
+
+    for attempt in range(5):
+        try:
+            return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=log, cwd=cwd, env=env, close_fds=True,
+                                    start_new_session=True, bufsize=0)
+        except (BlockingIOError, MemoryError, OSError) as e:
+            if getattr(e, "errno", None) not in (errno.EAGAIN, errno.ENOMEM, None):
+                raise
+            last = e
+            time.sleep(0.05 * 2 ** attempt)
+    raise ArenaError(f"cannot start a bot process: {last} (the machine is out of processes "
+                     "or memory); what was played is stored - resume once it has room")
+
+
+@functools.lru_cache(maxsize=1)
+def _bot_uids() -> list[int]:
+    from . import jail
+    from .errors import ArenaError
+
+    try:
+        return list(jail.parse_uids(os.environ.get("ARENA_BOT_UIDS")))
+    except ValueError as e:
+        raise ArenaError(str(e)) from None
+
+
+_FOLDER_PREFIX = "arena-bot-"
+
+
+def _disk_folder() -> str:
+    """A bot's folder on disk (where it cannot have a tmpfs of its own), named for this
+    process; the first one a process makes removes those of processes that are gone."""
+    if not _disk_folder.swept:
+        _disk_folder.swept = True
+        base = tempfile.gettempdir()
+        for name in os.listdir(base):
+            owner = name[len(_FOLDER_PREFIX):].partition("-")[0]
+            if name.startswith(_FOLDER_PREFIX) and owner.isdigit() and not _alive(int(owner)):
+                shutil.rmtree(os.path.join(base, name), ignore_errors=True)
+    return tempfile.mkdtemp(prefix=f"{_FOLDER_PREFIX}{os.getpid()}-")
+
+
+_disk_folder.swept = False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def verify_stored(spec: dict) -> None:
+    """A stored version's files must still be the ones kept (their content hash): else
+    ArenaError, and it does not run."""
+    from .errors import ArenaError
+    from .files import tree_hash
+
+    folder = spec["stored"]
+    if tree_hash(folder) != spec["content"]:
+        raise ArenaError(f"bot {spec.get('name', '?')}: its stored files in {folder} have "
+                         "been changed since it was submitted; it will not run (restore them, "
+                         "or submit it again as a new version)")
 
 
 _MISSING = object()
@@ -418,7 +502,11 @@ class SandboxBot:
 
 
 def exec_spec(manifest: Path, data: dict) -> dict:
-    """The launch spec of an executable bot from its ``NAME.toml`` manifest."""
+    """The launch spec of an executable bot from its ``NAME.toml`` manifest. The program is
+    a file of its folder or a program of the system (on ``PATH``, or the Python
+    installation's); an argument naming a file or folder inside the manifest's folder is
+    made absolute and may be read - its own files (``read``); any other argument is text
+    passed on, never a path the bot may read."""
     from .errors import PluginError
 
     command = data.get("command")
@@ -426,7 +514,7 @@ def exec_spec(manifest: Path, data: dict) -> dict:
         command = command.split()
     if not command or not all(isinstance(c, str) for c in command):
         raise PluginError(f"{manifest}: 'command' must be a command line or a list of strings")
-    here = manifest.parent
+    here = manifest.parent.resolve()
     program = command[0]
     if "/" in program:
         program = str((here / program).resolve())
@@ -434,17 +522,87 @@ def exec_spec(manifest: Path, data: dict) -> dict:
         program = shutil.which(program, path=clean_env("")["PATH"]) or program
     if not os.path.exists(program):
         raise PluginError(f"{manifest}: program not found: {command[0]}")
-    args = [str((here / a).resolve()) if (here / a).exists() else a for a in command[1:]]
-    return {"kind": "exec", "target": [program, *args]}
+    own = [str(manifest.resolve())]
+    real = Path(program).resolve()
+    if _inside(real, here):
+        own.append(str(real))
+    elif not any(_inside(real, Path(p).resolve()) for p in _SYSTEM_PROGRAMS()):
+        raise PluginError(f"{manifest}: program {command[0]} is neither in the bot's folder "
+                          "nor a program of the system")
+    args = []
+    for arg in command[1:]:
+        path = here / arg
+        if arg and os.path.lexists(path) and _inside(path.resolve(), here):
+            args.append(str(path.resolve()))
+            own.append(str(path.resolve()))
+        else:
+            args.append(arg)
+    return {"kind": "exec", "target": [program, *args], "read": sorted(set(own))}
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def _SYSTEM_PROGRAMS() -> list[str]:  # noqa: N802 - a constant, computed when asked
+    from .jail import SYSTEM
+
+    return [*SYSTEM, "/opt", sys.prefix, sys.base_prefix, sys.exec_prefix]
 
 
 def probe(limits: Limits | None = None) -> dict:
-    """Which isolation layers a worker gets on this machine."""
-    worker = Worker({"kind": "module", "target": "arena"}, limits or Limits(), mode="probe")
-    try:
-        return worker.receive(worker.limits.start_s)
-    finally:
-        worker.close()
+    """What holds for a bot process on this machine, from inside one: its jail, its
+    limits, and what came of trying what a bot may not do (``layer_checks`` reads it)."""
+    limits = replace(limits or Limits(), strict=False)
+    with tempfile.NamedTemporaryFile(prefix="arena-canary-") as canary:
+        worker = Worker({"kind": "module", "target": "arena"}, limits, mode="probe",
+                        extra={"canary": canary.name})
+        try:
+            answer = worker.receive(limits.start_s)
+        finally:
+            worker.close()
+    answer["runner_root"] = os.geteuid() == 0
+    answer["uids"] = _bot_uids()
+    answer["limits"] = {"threads": limits.threads, "disk_mb": limits.disk_mb}
+    return answer
+
+
+def layer_checks(probe: dict) -> dict[str, tuple[bool, str]]:
+    """Each isolation layer: whether it holds here, and what the probe saw."""
+    jailed, facts, refused = probe["jail"], probe["facts"], probe["refused"]
+    spaces = set(jailed["namespaces"])
+    uid = facts["uid"]
+    size = facts["tmp_total"] / (1024 * 1024)
+    calls = [k for k in ("io_uring_setup", "inotify_init1", "fanotify_init", "socket", "fork")
+             if not refused[k]]
+    return {
+        "unprivileged user": (uid != 0 and facts["euid"] != 0 and (
+            not probe["runner_root"] or probe["uids"][0] <= uid <= probe["uids"][1]),
+            f"uid {uid}" + (" (its own)" if probe["runner_root"] else " (the runner's)")),
+        "no capabilities": (facts["capabilities"] and facts["no_new_privs"],
+                            "none held, no_new_privs" if facts["capabilities"] else
+                            "capabilities held"),
+        "pid namespace": ("pid" in spaces and facts["processes_seen"] <= 2,
+                          f"it sees {facts['processes_seen']} processes (its init and itself)"),
+        "user namespace": ("user" in spaces, "its own" if "user" in spaces else
+                           jailed.get("why") or "refused"),
+        "mount namespace": (jailed["root"] and refused["runner_files"],
+                            "a root of its own" if jailed["root"] else
+                            jailed.get("why") or "refused"),
+        "network namespace": ("net" in spaces and facts["interfaces"] == ["lo"],
+                              f"interfaces: {', '.join(facts['interfaces']) or 'none seen'}"),
+        "ipc namespace": ("ipc" in spaces, "its own" if "ipc" in spaces else "refused"),
+        "private folder": (jailed["root"] and 0 < size <= probe["limits"]["disk_mb"] + 1,
+                           f"a tmpfs of {size:.0f} MiB" if jailed["root"] else
+                           "a folder on disk"),
+        "rlimits": (bool(probe["rlimits"]), f"threads {probe['limits']['threads']}, memory, "
+                    "CPU, file size, open files"),
+        "seccomp": (bool(probe["seccomp"]) and not calls,
+                    (probe["seccomp"] or "libseccomp missing") + (
+                        f"; allowed: {', '.join(calls)}" if calls else "")),
+        "landlock": (probe["landlock"] > 0 and refused["runner_files"],
+                     f"ABI {probe['landlock']}" if probe["landlock"] else "kernel without it"),
+    }
 
 
 def list_sources(sources: list[dict], limits: Limits | None = None) -> list[dict]:

@@ -8,14 +8,29 @@ the runner:
 
 1. **staged**: copied (a wheel unzipped: its ``arena.bots`` entry point, or else its
    top-level modules, are the sources; its other entry points, scripts and data are
-   ignored) into ``STORE/.staging/``; an sdist or a package source that needs a build is
-   refused - submit a wheel;
+   ignored) into ``STORE/.staging/``, never following a link: symbolic links, hard links,
+   FIFOs, sockets and devices are refused, and so is more than ``files.MAX_FILES`` files,
+   ``files.MAX_BYTES`` bytes, ``files.MAX_DEPTH`` folders deep, or a wheel's file
+   unpacking to more than ``files.MAX_RATIO`` times its packed size (``arena.files``); an
+   sdist or a package source that needs a build is refused - submit a wheel;
 2. **listed** by a sandboxed worker, as installed bots are: a submission registers one bot;
 3. **checked** by ``check-bot`` in the sandbox, game by game, from the staged copy; a name
    that belongs to an installed (reference) bot or to another author is refused;
-4. **kept** only then: moved to ``STORE/NAME/CONTENT/`` (``CONTENT``, a hash of its files)
-   and numbered - version 1, 2, ... per name; the same content submitted again is the same
-   version. A refused submission leaves nothing behind.
+4. **kept** only then: moved to ``STORE/NAME/CONTENT/`` (``CONTENT``, a hash of its files),
+   made read-only, and numbered - version 1, 2, ... per name; the same content submitted
+   again is the same version. A refused submission leaves nothing behind. Before every
+   use (every bot process started from it) its files are checked against ``CONTENT``: a
+   version changed on disk does not run.
+
+**Names and authors.** A name is ``plugins.BOT_NAME`` (lower-case letters, digits, ``. _ -``,
+at most 40), and no look-alike of a name already known - installed, in a bots folder or
+submitted: two names whose :func:`skeleton` is the same (the same letters once case,
+Unicode forms, the separators ``. _ -`` and look-alike characters - ``0``/``o``,
+``1``/``l``/``i``, ``5``/``s``, ``rn``/``m``... - are set aside) are one name. A name belongs
+to its first author: the first submission makes a **key** (or takes the one given with
+``--key``), whose hash is kept; a new version of the name must show it (``--key`` or
+``$ARENA_KEY``). ``arena key NAME``, run by whoever runs the league, makes a new key for a
+name (one whose key was lost, or that was submitted before keys).
 
 The worker runs a version from its folder, which is on its import path and readable, and
 nothing else of the store is. The store is ``bots/`` beside a SQLite database by default
@@ -29,21 +44,29 @@ from __future__ import annotations
 import configparser
 import getpass
 import hashlib
+import hmac
 import json
 import os
+import secrets
 import shutil
+import stat
+import unicodedata
 import uuid
 import zipfile
 from pathlib import Path
+from typing import NamedTuple
 
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, func, select
 
-from . import db
+from . import db, files
 from .errors import ArenaError, PluginError
+from .files import Refused
 from .plugins import BOT_NAME, BotEntry, Registry, _manifest
 
 STAGING = ".staging"
+#: a folder submission's key file, left out of what is stored (``arena ladder --watch``)
+KEY_FILE = "arena.key"
 IGNORED = {"__pycache__", ".git", ".hg", ".svn", ".tox", ".venv", "build", "dist"}
 BUILD_FILES = ("setup.py", "pyproject.toml", "setup.cfg")
 SDISTS = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar", ".zip", ".egg")
@@ -67,36 +90,30 @@ def store_folder(db_url: str, given: str | None = None) -> Path:
 
 def content_hash(folder: Path) -> str:
     """SHA-256 of a staged submission: every file's relative path and bytes, in order."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()
+    return files.tree_hash(folder)
 
 
-def _copy_tree(src: Path, dst: Path) -> None:
-    for path in sorted(src.iterdir()):
-        if path.name in IGNORED or path.name.startswith(".") or path.suffix == ".pyc":
-            continue
-        if path.is_dir():
-            (dst / path.name).mkdir()
-            _copy_tree(path, dst / path.name)
-        elif path.is_file():
-            shutil.copyfile(path, dst / path.name)
+def _ignored(name: str) -> bool:
+    return name in IGNORED or name.startswith(".") or name.endswith(".pyc") or \
+        name == KEY_FILE
 
 
 def stage(source: Path, folder: Path) -> list[tuple[str, dict]]:
     """Copy a submission into the empty ``folder``; its bot sources ``(label, spec)``, the
     targets relative to ``folder``. ArenaError for anything that is not a bot file, a
-    folder or a wheel."""
-    if not source.exists():
-        raise ArenaError(f"cannot submit {source}: no such file or folder")
+    folder or a wheel, or that holds a link or a special file (``arena.files``)."""
+    try:
+        st = os.lstat(source)
+    except OSError:
+        raise ArenaError(f"cannot submit {source}: no such file or folder") from None
     name = source.name
-    if source.is_dir():
-        if any((source / f).exists() for f in BUILD_FILES):
+    if not stat.S_ISDIR(st.st_mode):
+        files.check_entry(str(source), st)  # a link, a FIFO, a device: refused, unopened
+    if stat.S_ISDIR(st.st_mode):
+        if any(os.path.lexists(source / f) for f in BUILD_FILES):
             raise ArenaError(f"cannot submit {source}: it is a package source, which needs a "
                              "build; build a wheel (pip wheel --no-deps .) and submit that")
-        _copy_tree(source, folder)
+        files.copy_tree(source, folder, skip=_ignored)
         sources = [(p.name, {"kind": "file" if p.suffix == ".py" else "manifest",
                              "target": p.name})
                    for p in sorted(folder.iterdir())
@@ -107,7 +124,11 @@ def stage(source: Path, folder: Path) -> list[tuple[str, dict]]:
         raise ArenaError(f"cannot submit {source}: a source archive needs a build; build a "
                          "wheel (pip wheel --no-deps) and submit that")
     elif source.suffix in (".py", ".toml"):
-        shutil.copyfile(source, folder / name)
+        fd = files.open_regular(source)
+        try:
+            files.copy_fd(fd, folder / name, files.Budget())
+        finally:
+            os.close(fd)
         sources = [(name, {"kind": "file" if source.suffix == ".py" else "manifest",
                            "target": name})]
     else:
@@ -119,41 +140,97 @@ def stage(source: Path, folder: Path) -> list[tuple[str, dict]]:
     return sources
 
 
+def _wheel_members(wheel: Path, archive: zipfile.ZipFile) -> list[tuple[zipfile.ZipInfo, list]]:
+    """The wheel's files to unpack, each with its path's parts; Refused for a link, a path
+    outside the wheel, a file that is also a folder, a name twice, or beyond the limits."""
+    members, seen_files, seen_dirs = [], set(), set()
+    total = 0
+    for info in archive.infolist():
+        kind = (info.external_attr >> 16) & 0o170000
+        if kind and kind not in (stat.S_IFREG, stat.S_IFDIR):
+            raise Refused(f"cannot submit {wheel}: {info.filename} is "
+                          f"{files._kind(kind)}; a wheel holds only files and folders")
+        parts = info.filename.split("/")
+        if info.filename.startswith("/") or "\\" in info.filename or any(
+                p in ("..", ".") for p in parts) or "" in parts[:-1]:
+            raise Refused(f"cannot submit {wheel}: it names a file outside itself "
+                          f"({info.filename})")
+        if info.is_dir():
+            continue
+        if parts[0].endswith(".data"):
+            if len(parts) < 3 or parts[1] not in ("purelib", "platlib"):
+                continue  # scripts, headers and data files are not installed
+            parts = parts[2:]
+        key = tuple(parts)
+        if key in seen_files or key in seen_dirs:
+            raise Refused(f"cannot submit {wheel}: {'/'.join(parts)} is in it twice, or both "
+                          "a file and a folder")
+        for i in range(1, len(parts)):
+            if parts[:i] and tuple(parts[:i]) in seen_files:
+                raise Refused(f"cannot submit {wheel}: {'/'.join(parts[:i])} is both a file "
+                              "and a folder")
+            seen_dirs.add(tuple(parts[:i]))
+        seen_files.add(key)
+        if len(seen_files) > files.MAX_FILES:
+            raise Refused(f"cannot submit {wheel}: it holds more than {files.MAX_FILES} files")
+        total += info.file_size
+        if total > files.MAX_BYTES:
+            raise Refused(f"cannot submit {wheel}: it unpacks to more than "
+                          f"{files.MAX_BYTES // (1024 * 1024)} MiB")
+        if info.file_size > (1 << 20) and info.file_size > files.MAX_RATIO * max(
+                1, info.compress_size):
+            raise Refused(f"cannot submit {wheel}: {info.filename} unpacks to more than "
+                          f"{files.MAX_RATIO} times its size (a zip bomb?)")
+        members.append((info, parts))
+    return members
+
+
 def _unpack_wheel(wheel: Path, folder: Path) -> list[tuple[str, dict]]:
     """Unzip a wheel without installing it: its modules (``*.data/purelib`` and
     ``platlib`` too) go into ``folder``; scripts, headers, data and every entry point but
     ``arena.bots`` are left out. The sources are its ``arena.bots`` entry points, or else
-    its top-level modules."""
-    try:
-        archive = zipfile.ZipFile(wheel)
-    except (zipfile.BadZipFile, OSError) as e:
-        raise ArenaError(f"cannot submit {wheel}: not a wheel ({e})") from None
-    with archive:
-        infos = archive.infolist()
-        tops = {i.filename.split("/")[0] for i in infos}
-        dist_info = sorted(t for t in tops if t.endswith(".dist-info"))
-        if not dist_info:
-            raise ArenaError(f"cannot submit {wheel}: not a wheel (no .dist-info folder)")
-        for info in infos:
-            parts = info.filename.split("/")
-            if parts[0].endswith(".data"):
-                if len(parts) < 3 or parts[1] not in ("purelib", "platlib"):
-                    continue  # scripts, headers and data files are not installed
-                parts = parts[2:]
-            if info.is_dir() or not parts[-1]:
-                continue
-            if any(p in ("", "..") for p in parts) or info.filename.startswith("/"):
-                raise ArenaError(f"cannot submit {wheel}: it names a file outside itself "
-                                 f"({info.filename})")
-            target = folder.joinpath(*parts)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with archive.open(info) as src, open(target, "wb") as dst:
-                shutil.copyfileobj(src, dst)
+    its top-level modules. The zip's own word on sizes is checked as it unpacks."""
+    fd = files.open_regular(wheel)
+    with os.fdopen(fd, "rb") as raw:
+        if os.fstat(raw.fileno()).st_size > files.MAX_BYTES:
+            raise Refused(f"cannot submit {wheel}: larger than "
+                          f"{files.MAX_BYTES // (1024 * 1024)} MiB")
+        try:
+            archive = zipfile.ZipFile(raw)
+        except (zipfile.BadZipFile, OSError, ValueError) as e:
+            raise ArenaError(f"cannot submit {wheel}: not a wheel ({e})") from None
+        with archive:
+            tops = {i.filename.split("/")[0] for i in archive.infolist()}
+            dist_info = sorted(t for t in tops if t.endswith(".dist-info"))
+            if not dist_info:
+                raise ArenaError(f"cannot submit {wheel}: not a wheel (no .dist-info folder)")
+            budget = files.Budget()
+            for info, parts in _wheel_members(wheel, archive):
+                target = folder.joinpath(*parts)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                written = 0
+                try:
+                    with archive.open(info) as src, open(target, "xb") as dst:
+                        while chunk := src.read(files.CHUNK):
+                            written += len(chunk)
+                            if written > info.file_size:
+                                raise Refused(f"cannot submit {wheel}: {info.filename} is "
+                                              "larger than the wheel says")
+                            budget.spend(len(chunk))
+                            dst.write(chunk)
+                except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError,
+                        NotImplementedError) as e:
+                    raise ArenaError(f"cannot submit {wheel}: a broken wheel "
+                                     f"({info.filename}: {e})") from None
     points = configparser.ConfigParser(delimiters=("=",), interpolation=None)
     points.optionxform = str
     entry_file = folder / dist_info[0] / "entry_points.txt"
     if entry_file.exists():
-        points.read(entry_file)
+        try:
+            points.read(entry_file)
+        except configparser.Error:
+            raise ArenaError(f"cannot submit {wheel}: its entry_points.txt cannot be "
+                             "read") from None
     if points.has_section("arena.bots"):
         return [(f"{wheel.name} entry point {key}", {"kind": "module",
                                                      "target": value.strip()})
@@ -224,7 +301,8 @@ def entries(engine, store: Path) -> list[BotEntry]:
         for game in json.loads(row.games):
             out.append(BotEntry(f"{row.name}@{row.version}", game,
                                 f"submitted {row.submitted_at:%Y-%m-%d} by {row.author}",
-                                {**spec, "name": row.name, "game": game},
+                                {**spec, "name": row.name, "game": game,
+                                 "content": row.content, "stored": str(folder)},
                                 hashes.get(game, row.content),
                                 json.loads(row.options) if row.options else None))
     return out
@@ -243,16 +321,135 @@ def withdraw(engine, name: str) -> int:
         return len(rows)
 
 
+# -- names and keys ---------------------------------------------------------------------------
+
+#: look-alike characters, each read as the one it passes for (after NFKC and case folding)
+LOOK_ALIKES = str.maketrans({"0": "o", "1": "l", "i": "l", "|": "l", "!": "l", "5": "s",
+                             "$": "s", "3": "e", "4": "a", "@": "a", "7": "t", "8": "b",
+                             "6": "b", "9": "g", "2": "z"})
+PAIRS = (("rn", "m"), ("vv", "w"), ("cl", "d"))
+
+
+def skeleton(name: str) -> str:
+    """What a name looks like: two names with one skeleton pass for each other (``greedy``,
+    ``Greedy``, ``gr3edy``, ``greedy_``, ``ｇreedy``)."""
+    text = unicodedata.normalize("NFKC", name).casefold().translate(LOOK_ALIKES)
+    text = "".join(c for c in text if c not in "._- ")
+    for pair, one in PAIRS:
+        text = text.replace(pair, one)
+    return text
+
+
+def check_name(name: str, known) -> None:
+    """ArenaError unless ``name`` is a well-formed name and no look-alike of a ``known``
+    one (itself excepted)."""
+    if not isinstance(name, str) or not BOT_NAME.fullmatch(name) or "@" in name:
+        raise ArenaError(f"refused: bad bot name {name!r} (lower-case letters, digits, "
+                         ". _ -; at most 40)")
+    mine = skeleton(name)
+    for other in sorted(known):
+        if other != name and skeleton(other) == mine:
+            raise ArenaError(f"refused: the name {name!r} looks like {other!r}, which is "
+                             "taken; choose another")
+
+
+def new_key() -> str:
+    return "arena-key-" + secrets.token_urlsafe(24)
+
+
+def _key_hash(key: str, salt: bytes | None = None) -> str:
+    salt = salt or secrets.token_bytes(16)
+    digest = hashlib.scrypt(key.encode(), salt=salt, n=2 ** 14, r=8, p=1, dklen=32)
+    return f"scrypt${salt.hex()}${digest.hex()}"
+
+
+def _key_matches(key: str | None, stored: str) -> bool:
+    if not key:
+        return False
+    _, salt, _ = stored.split("$")
+    return hmac.compare_digest(_key_hash(key, bytes.fromhex(salt)), stored)
+
+
+def owner(engine, name: str) -> db.OwnerRow | None:
+    with Session(engine) as session:
+        return session.get(db.OwnerRow, name)
+
+
+def set_key(engine, name: str, author: str | None = None, key: str | None = None) -> str:
+    """Give ``name`` a new key (replacing any it had), for its author (its first author
+    by default); the key. What ``arena key`` does for whoever runs the league."""
+    earlier = versions(engine, name)
+    if not earlier:
+        raise ArenaError(f"no submitted bot named {name!r}")
+    key = key or new_key()
+    _check_key_text(key)
+    with Session(engine) as session:
+        row = session.get(db.OwnerRow, name) or db.OwnerRow(
+            name=name, author=author or earlier[0].author, key_hash="")
+        row.key_hash = _key_hash(key)
+        if author:
+            row.author = author
+        session.add(row)
+        session.commit()
+    return key
+
+
+def _check_key_text(key: str) -> None:
+    if len(key) < 16 or len(key) > 200 or not key.isprintable() or key != key.strip():
+        raise ArenaError("a key is 16 to 200 printable characters, no spaces around")
+
+
+def _authorise(engine, name: str, author: str, key: str | None) -> tuple[str, str | None]:
+    """``(the version's author, a key made now)`` for a submission of ``name``: a new name is
+    the submitter's, with the key given or a new one; an existing one needs its key."""
+    row = owner(engine, name)
+    earlier = versions(engine, name)
+    if row is None and earlier:
+        raise ArenaError(f"refused: the name {name!r} belongs to {earlier[0].author} and has "
+                         "no key yet; whoever runs the league gives it one ('arena key "
+                         f"{name}')")
+    if row is not None:
+        if not _key_matches(key, row.key_hash):
+            raise ArenaError(f"refused: the name {name!r} belongs to {row.author}; a new "
+                             "version needs its key (--key or ARENA_KEY)")
+        return row.author, None
+    if key is not None:
+        _check_key_text(key)
+    return author, (None if key is not None else new_key())
+
+
 # -- submit -----------------------------------------------------------------------------------
 
 
+def _folder_key(source: Path) -> str | None:
+    """The key a folder submission holds as ``arena.key`` (never stored with it)."""
+    path = source / KEY_FILE
+    if not source.is_dir() or source.is_symlink() or not os.path.lexists(path):
+        return None
+    fd = files.open_regular(path)
+    try:
+        return os.read(fd, 257).decode(errors="replace").strip()
+    finally:
+        os.close(fd)
+
+
+class Submitted(NamedTuple):
+    """What ``submit`` did: the version's row, whether it is new, and the key it made for a
+    new name (None when the name had one, or one was given)."""
+
+    row: db.SubmissionRow
+    new: bool
+    key: str | None
+
+
 def submit(engine, registry: Registry, store: Path, source, author: str | None = None,
-           matches: int = 3, say=lambda line: None) -> tuple[db.SubmissionRow, bool]:
-    """Stage, list, check and keep a submission; ``(its row, whether it is new)``.
-    ArenaError, with nothing kept, when it is refused."""
+           matches: int = 3, say=lambda line: None, key: str | None = None) -> Submitted:
+    """Stage, list, check and keep a submission (``key``: the name's, for a new version, or
+    the one to give a new name). ArenaError, with nothing kept, when it is refused."""
     from .conformance import check_bot
 
     author = author or getpass.getuser()
+    key = key if key is not None else _folder_key(Path(source))
     staging = store / STAGING / uuid.uuid4().hex
     try:
         staging.mkdir(parents=True)
@@ -267,19 +464,18 @@ def submit(engine, registry: Registry, store: Path, source, author: str | None =
             raise ArenaError(f"refused: it registers {len(names)} bots ({', '.join(names)}); "
                              "a submission is one bot")
         name = names[0]
-        if not BOT_NAME.match(name) or "@" in name:
-            raise ArenaError(f"refused: bad bot name {name!r}")
-        registry.bots()
-        if name in registry.bots() and name not in registry.latest:
+        bots = registry.bots()
+        if name in bots and name not in registry.latest:
             raise ArenaError(f"refused: the name {name!r} belongs to an installed bot "
-                             f"({next(iter(registry.bots()[name].values())).source})")
+                             f"({next(iter(bots[name].values())).source})")
+        check_name(name, {n.partition("@")[0] for n in bots} | {
+            r.name for r in versions(engine)})
+        author, made = _authorise(engine, name, author, key)
         earlier = versions(engine, name)
-        if earlier and earlier[0].author != author:
-            raise ArenaError(f"refused: the name {name!r} is taken by {earlier[0].author}")
         same = next((r for r in earlier if r.content == content), None)
         if same is not None:
             shutil.rmtree(staging, ignore_errors=True)
-            return same, False
+            return Submitted(same, False, None)
         if len(found) > 1:
             raise ArenaError(f"refused: {name!r} is registered by {len(found)} of its files; "
                              "a submission is one bot, registered once")
@@ -291,8 +487,9 @@ def submit(engine, registry: Registry, store: Path, source, author: str | None =
         hashes = {g: found[0][3] for g in games}
         checked = _check(registry, name, games, spec, staging, hashes, options, matches, say,
                          check_bot)
-        return _keep(engine, store, staging, name, author, content, games, spec, options,
-                     hashes, checked), True
+        row = _keep(engine, store, staging, name, author, content, games, spec, options,
+                    hashes, checked, made or key)
+        return Submitted(row, True, made if row.version == 1 else None)
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
@@ -324,8 +521,9 @@ def _check(registry, name, games, spec, staging, hashes, options, matches, say,
 
 
 def _keep(engine, store, staging, name, author, content, games, spec, options, hashes,
-          checked) -> db.SubmissionRow:
-    """Number the version and move its files into place, one submitter at a time."""
+          checked, key: str | None) -> db.SubmissionRow:
+    """Number the version, move its files into place (read-only) and, for a new name, keep
+    its key's hash - one submitter at a time."""
     relative = Path(name) / content[:24]
     with db.exclusive(engine, f"arena:submit:{name}"), Session(engine) as session:
         same = session.exec(select(db.SubmissionRow).where(
@@ -338,6 +536,13 @@ def _keep(engine, store, staging, name, author, content, games, spec, options, h
         if not final.exists():
             final.parent.mkdir(parents=True, exist_ok=True)
             os.replace(staging, final)
+            files.make_read_only(final)
+        holder = session.get(db.OwnerRow, name)
+        if holder is None and version == 1 and key is not None:
+            session.add(db.OwnerRow(name=name, author=author, key_hash=_key_hash(key)))
+        elif holder is None or not _key_matches(key, holder.key_hash):  # taken meanwhile
+            raise ArenaError(f"refused: the name {name!r} was taken by another submission "
+                             "at the same moment")
         row = db.SubmissionRow(name=name, version=version, content=content, author=author,
                                games=json.dumps(games), kind=spec["kind"],
                                target=spec["target"], path=relative.as_posix(),

@@ -1,7 +1,8 @@
 """The bot side of the trust line: ``python -I -m arena.worker CONFIG``.
 
-The runner starts one of these per bot seat (``arena.sandbox``); it confines itself
-(``arena.confine``) and only then imports any bot code. ``CONFIG`` is one JSON object:
+The runner starts one of these per bot seat (``arena.sandbox``); it jails itself
+(``arena.jail``), confines itself (``arena.confine``) and only then imports any bot code.
+``CONFIG`` is one JSON object:
 
 * ``mode: "serve"`` - load one bot (``bot.kind`` ``module`` or ``file``, ``bot.target``) with a
   pluggy plugin manager and answer the JSON-lines protocol of ``docs/protocol.md`` on
@@ -9,7 +10,8 @@ The runner starts one of these per bot seat (``arena.sandbox``); it confines its
 * ``mode: "exec"`` - confine, then become ``bot.target`` (a command of any language);
 * ``mode: "list"`` - load each source in ``sources`` and print one JSON line per source with
   the bots it registers (name, games, code hash) or its error;
-* ``mode: "probe"`` - confine and print which isolation layers are active.
+* ``mode: "probe"`` - jail and confine itself, then print what holds: the kernel's word on
+  its user, capabilities and namespaces, and what came of trying what a bot may not do.
 
 What the bot prints goes to stderr (its log): the protocol has the real stdout to itself.
 """
@@ -27,7 +29,7 @@ import traceback
 import orjson
 import pluggy
 
-from . import confine, hookspecs
+from . import confine, hookspecs, jail
 from .errors import crash_reason
 
 PROTOCOL = 2  # the newest this worker speaks; it answers 1 to a protocol-1 offer
@@ -187,13 +189,23 @@ def main(argv: list[str]) -> None:
     os.dup2(2, 1)  # anything the bot prints lands in its log
     sys.stdout.reconfigure(line_buffering=True)
     mode = config["mode"]
-    layers = confine.confine(config["limits"], config.get("read", []),
-                             config.get("write", []), allow_exec=mode == "exec")
+    try:  # before the jail: loading libseccomp asks ldconfig where it is
+        import pyseccomp  # noqa: F401
+    except Exception:  # noqa: BLE001 - no libseccomp here: arena doctor says so
+        pass
+    config["read"] = sorted({*confine.system_read_paths(), *config.get("read", [])})
+    jailed = jail.enter(config)
+    facts = jail.report(jailed) if mode == "probe" else None
+    write = ["/tmp"] if jailed["root"] else [os.getcwd()]
+    # its own /proc shows its init and itself only: its own memory use, say, may be read
+    read = config["read"] + (["/proc"] if jailed.get("proc") == "subset=pid" else [])
+    layers = confine.confine(config["limits"], read, write, allow_exec=mode == "exec")
     if mode == "exec":
         os.dup2(protocol_out.fileno(), 1)
         target = config["bot"]["target"]
         os.execv(target[0], target)
     elif mode == "probe":
+        layers.update(jail=jailed, facts=facts, refused=confine.attempts(config["canary"]))
         protocol_out.write(orjson.dumps(layers) + b"\n")
     elif mode == "list":
         _list(config, protocol_out)

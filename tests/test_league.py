@@ -536,21 +536,30 @@ def small_disk(tmp_path):
     subprocess.run(["umount", "-l", str(where)], capture_output=True)
 
 
-def test_a_full_disk_stops_with_one_line_and_nothing_half_written(small_disk, tmp_path):
+def test_a_full_disk_stops_with_one_line_and_resumes_once_there_is_room(small_disk, tmp_path,
+                                                                       run):
     import shutil
 
     path = small_disk / "full.db"
-    proc = arena(*RUN[:-2], "--workers", "2", "--rounds", "400", "--batch", "32", db_path=path)
+    big = [*run[:run.index("--rounds") + 1], "400", *run[run.index("--rounds") + 2:],
+           "--batch", "32"]
+    proc = arena(*big, db_path=path)
     _, err = proc.communicate(timeout=300)
     assert proc.returncode == 2 and "Traceback" not in err
-    assert err.strip().splitlines()[-1] in ("arena: error: database: database or disk is full",
-                                            "arena: error: database: disk I/O error")
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("arena: error: ") and "'arena season resume k'" in last, err
+    assert "disk is full" in last or "disk I/O error" in last, err
     for name in ("full.db", "full.db-wal", "full.db-shm"):  # onto a disk with room
         if (small_disk / name).exists():
             shutil.copy(small_disk / name, tmp_path / name)
     moved = tmp_path / "full.db"
     matches = _count(moved, "matches")
     assert 0 < matches < 2400 and _count(moved, "seat_results") == 2 * matches
+    resumed = arena("season", "resume", "k", db_path=moved)
+    assert resumed.communicate(timeout=900) and resumed.returncode == 0
+    whole = arena(*big, db_path=tmp_path / "whole.db")
+    assert whole.communicate(timeout=900) and whole.returncode == 0
+    assert _export(moved, "k") == _export(tmp_path / "whole.db", "k")
 
 
 def _peak_mb(matches: int) -> float:

@@ -392,3 +392,40 @@ def test_reveal_shows_every_card_the_public_table_does_not(game, variant, player
             assert total == deck, (seed, o["move"])
             legal = state.legal_actions()
             state.apply(legal[rng.randrange(len(legal))])
+
+
+TAGGER = """
+import arena
+
+class Bot:
+    def act(self, observation, legal):
+        raise RuntimeError("<!-- </script><script>document.title='owned'</script> & <b>")
+
+@arena.hookimpl
+def register_bots(register):
+    register("tagger", Bot, games=["vandtia"])
+"""
+
+
+def test_in_a_browser_a_replay_shows_whatever_text_a_bot_wrote(tmp_path, browser):
+    """A fault reason is the bot's own text: ``<!--`` or ``</script>`` in it leaves the
+    page's embedded JSON whole, and the viewer draws the match."""
+    (tmp_path / "tagger.py").write_text(TAGGER)
+    path = tmp_path / "a.db"
+    run = arena("season", "run", "vandtia", "--bots", "tagger,random", "--rounds", "1",
+                "--name", "t", "--workers", "1", db_path=path, bots_dir=tmp_path)
+    assert run.returncode == 0, run.stderr
+    engine = db.connect(f"sqlite:///{path}", create=False)
+    match, _ = next(db.season_matches(engine, db.get_season(engine, "t").id))
+    out = tmp_path / "site"
+    run = arena("report", "-o", str(out), "--match", str(match.id), db_path=path,
+                bots_dir=tmp_path)
+    assert run.returncode == 0, run.stderr
+    load(browser, out / f"match-{match.id}.html")
+    data = browser.execute_script(
+        "return JSON.parse(document.getElementById('frames').textContent)")
+    assert "<!-- </script>" in json.dumps(data["result"])
+    assert browser.title != "owned"
+    cards = browser.execute_script(
+        "return document.querySelectorAll('#table .card[data-card]').length")
+    assert cards > 0

@@ -5,20 +5,21 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import socket
 import sys
+import tempfile
 import textwrap
+from pathlib import Path
 
 import pytest
 
-from arena import db
+from arena import db, jail
 from arena.bot import make_bot
 from arena.cards import names
 from arena.games.vandtia import GAME
 from arena.plugins import Registry
 from arena.referee import play_match, replay
-from arena.sandbox import Limits, probe
+from arena.sandbox import Limits, layer_checks, probe
 
 TIGHT = Limits(move_s=0.3, bank_s=0.3, start_s=10, memory_mb=512)
 
@@ -94,11 +95,14 @@ def forfeited(match, reason):
 
 DENIED = r"crash: PermissionError: \[Errno 1\] Operation not permitted.*"
 LANDLOCKED = r"crash: PermissionError: \[Errno 13\] Permission denied.*"
+NOT_THERE = r"crash: FileNotFoundError: \[Errno 2\] No such file or directory.*"
+#: a path outside the bot's own files: not in its root at all, where it has a root of its own
+OUTSIDE = NOT_THERE if jail.available() else LANDLOCKED
 
 
 def test_the_machine_has_every_isolation_layer():
-    layers = probe()
-    assert layers["rlimits"] and layers["seccomp"] and layers["landlock"] >= 6, layers
+    checks = layer_checks(probe())
+    assert all(ok for ok, _ in checks.values()), checks
 
 
 def test_an_infinite_loop_times_out(tmp_path, database):
@@ -131,13 +135,13 @@ def test_spawning_a_shell_is_refused(tmp_path, database):
 
 def test_reading_the_database_is_refused(tmp_path, database):
     match = match_against(tmp_path, f"open({str(database)!r}, 'rb').read()")
-    assert forfeited(match, LANDLOCKED)
+    assert forfeited(match, OUTSIDE)
 
 
 def test_writing_outside_its_folder_is_refused(tmp_path, database):
     target = tmp_path / "escaped.txt"
     match = match_against(tmp_path, f"open({str(target)!r}, 'w').write('x')")
-    assert forfeited(match, LANDLOCKED) and not target.exists()
+    assert forfeited(match, f"{OUTSIDE}|{LANDLOCKED}") and not target.exists()
 
 
 def test_writing_inside_its_own_folder_is_allowed(tmp_path):
@@ -161,10 +165,13 @@ def test_opening_a_socket_to_localhost_is_refused(tmp_path, database, kind):
         server.accept() if kind == socket.SOCK_STREAM else server.recv(10)
 
 
-@pytest.mark.parametrize("what", ["mem", "environ"])
+@pytest.mark.parametrize("what", ["mem", "environ", "cmdline"])
 def test_reading_the_runners_proc_is_refused(tmp_path, database, what):
-    match = match_against(tmp_path, f"open(f'/proc/{{os.getppid()}}/{what}', 'rb').read(64)")
-    assert forfeited(match, LANDLOCKED)
+    match = match_against(tmp_path, f"open('/proc/{os.getpid()}/{what}', 'rb').read(64)")
+    assert forfeited(match, OUTSIDE)
+    if what != "cmdline":  # nor its jail's init, the one other process it sees
+        body = f"open(f'/proc/{{os.getppid()}}/{what}', 'rb').read(64)"
+        assert forfeited(match_against(tmp_path, body), LANDLOCKED)
 
 
 def test_signalling_the_runner_is_refused(tmp_path, database):
@@ -201,11 +208,7 @@ def test_posix_shared_memory_is_refused(tmp_path, database):
     from multiprocessing import shared_memory  # noqa: F401 - what a bot would use
 
     body = "from multiprocessing import shared_memory; shared_memory.SharedMemory('x', True, 64)"
-    assert forfeited(match_against(tmp_path, body), LANDLOCKED)
-
-
-def test_a_bot_has_an_ipc_namespace_of_its_own():
-    assert probe()["ipc_namespace"]
+    assert forfeited(match_against(tmp_path, body), OUTSIDE)
 
 
 def test_exiting_mid_match_forfeits(tmp_path, database):
@@ -327,12 +330,12 @@ def test_the_awk_example_bot_plays_from_its_manifest():
 
 SPY = '''
 import json
+import sys
 import arena
 
 class Bot:
     def act(self, observation, legal):
-        with open("seen.jsonl", "a") as f:
-            f.write(json.dumps(observation) + "\\n")
+        print("SEEN", json.dumps(observation), file=sys.stderr, flush=True)
         return legal[0]
 
 @arena.hookimpl
@@ -350,8 +353,8 @@ def test_a_bot_learns_no_card_its_seat_may_not_see(tmp_path):
         other = make_bot(registry.bot("random", "vandtia"))
         try:
             match, _ = play_match(GAME, variant, [spy, other], seed)
-            seen = [json.loads(line) for line in
-                    open(os.path.join(spy.worker.dir, "seen.jsonl"))]
+            seen = [json.loads(line[5:]) for line in spy.worker.log_tail(1 << 24).splitlines()
+                    if line.startswith("SEEN ")]
         finally:
             spy.close(), other.close()
         state = GAME.new_state(variant, 2, seed)
@@ -385,9 +388,12 @@ def _arena(*args):
                           text=True, timeout=120, env={**os.environ, "COLUMNS": "120"})
 
 
-def test_doctor_names_the_active_layers():
+def test_doctor_names_every_layer_and_says_the_channels_are_closed():
     out = _arena("doctor").stdout
-    assert re.search(r"seccomp\s+│ yes", out) and re.search(r"landlock\s+│ yes \(ABI \d\)", out)
+    for layer in ("unprivileged user", "no capabilities", "pid namespace", "mount namespace",
+                  "seccomp", "landlock", "private folder"):
+        assert re.search(rf"{layer}\s+│ yes", out), (layer, out)
+    assert "between bot processes: closed" in out
 
 
 FORGETFUL = '''
@@ -414,15 +420,18 @@ def test_check_bot_passes_a_good_bot_and_fails_one_that_does_not_reset(tmp_path)
     assert bad.returncode == 1 and "does NOT reset between matches" in bad.stdout
 
 
-needs_bwrap = pytest.mark.skipif(not shutil.which("bwrap"),
-                                 reason="strict mode needs bubblewrap (apt install bubblewrap)")
+def test_every_bot_sees_only_its_jail():
+    """Its init and itself, no other process; its own user; a crash and a timeout named."""
+    assert jail.available(), "this machine gives bots a root of their own"
+    body = ("pids = [p for p in os.listdir('/proc') if p.isdigit()]\n"
+            "if sorted(pids) != ['1', '2'] or os.getpid() != 2 or os.getuid() == 0: "
+            "raise RuntimeError(f'I see {pids} as {os.getuid()}')")
+    assert match_against(Path(tempfile.mkdtemp()), body).result.faults == [None, None]
 
 
-@needs_bwrap
-def test_strict_mode_hides_every_other_process(tmp_path, database):
+def test_strict_mode_plays_where_every_layer_holds(tmp_path, database):
     strict = Limits(move_s=0.3, bank_s=0.3, memory_mb=512, strict=True)
-    body = "if os.getppid() != 1: raise RuntimeError('I see the runner')"
-    assert match_against(tmp_path, body, limits=strict).result.faults == [None, None]
+    assert match_against(tmp_path, "pass", limits=strict).result.faults == [None, None]
     assert forfeited(match_against(tmp_path, "os.kill(os.getpid(), signal.SIGSEGV)",
                                    limits=strict), "crash: killed by SIGSEGV")
     assert forfeited(match_against(tmp_path, "while True: pass", limits=strict), "timeout")

@@ -3,6 +3,7 @@ ladder)."""
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -124,6 +125,11 @@ def submissions(tmp_path_factory):
     return home, src, marker, runs
 
 
+def key_of(run) -> str:
+    """The key a first submission made (shown once)."""
+    return re.search(r"key for \S+: (\S+)", run.stdout)[1]
+
+
 def test_a_file_a_folder_a_wheel_and_an_executable_are_each_version_1(submissions):
     home, _, _, runs = submissions
     for name, run in runs.items():
@@ -156,9 +162,10 @@ def test_a_changed_file_is_version_2_the_same_content_the_same_version(submissio
     home, src, _, _ = submissions
     path = src / "filebot.py"
     path.write_text(bot_file("filebot") + "\n# faster\n")
-    again = arena("submit", str(path), "--author", "Ada", "--matches", "1", home=home)
+    key = key_of(submissions[3]["filebot"])
+    again = arena("submit", str(path), "--key", key, "--matches", "1", home=home)
     assert again.returncode == 0 and "filebot@2: accepted" in again.stdout, again.stderr
-    same = arena("submit", str(path), "--author", "Ada", "--matches", "1", home=home)
+    same = arena("submit", str(path), "--matches", "1", home=home, env={"ARENA_KEY": key})
     assert same.returncode == 0 and "already submitted" in same.stdout
     played = arena("play", "vandtia", "filebot@1", "filebot@2", "--seed", "1", "--json",
                    home=home)
@@ -209,7 +216,7 @@ def test_a_name_is_its_first_authors(submissions):
     other.mkdir(exist_ok=True)
     (other / "filebot.py").write_text(bot_file("filebot") + "# mine\n")
     one_line_error(arena("submit", str(other / "filebot.py"), "--author", "Bob", home=home),
-                   "refused: the name 'filebot' is taken by Ada")
+                   "refused: the name 'filebot' belongs to Ada; a new version needs its key")
 
 
 def test_bad_input_is_one_line(submissions, tmp_path):

@@ -4,7 +4,6 @@ arena.ladder."""
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from pathlib import Path
 
@@ -23,26 +22,45 @@ def _store(registry, create: bool = False):
 
 @click.command("submit")
 @click.argument("path", type=click.Path(path_type=Path))
-@click.option("--author", help="Who submits it (default: your user name); a bot's name "
-              "stays its first author's.")
+@click.option("--author", help="Who submits it, for a new name (default: your user name); "
+              "a name stays its first author's.")
+@click.option("--key", envvar="ARENA_KEY", metavar="KEY",
+              help="The bot's key: needed for a new version of a name; for a new name, the "
+              "key to give it (default: one is made and shown once). Or $ARENA_KEY.")
 @click.option("--matches", type=click.IntRange(min=1), default=3, show_default=True,
               help="check-bot's matches per game and variant.")
 @click.pass_obj
-def submit_command(registry, path, author, matches) -> None:
+def submit_command(registry, path, author, key, matches) -> None:
     """Submit a bot - a .py file, a folder or a wheel - to the bot store: staged, listed and
     checked in the sandbox, then kept as the bot's next version (nothing of it is imported,
-    built or installed here)."""
+    built or installed here). Links, FIFOs and devices in it are refused."""
     from .. import store
 
     engine, folder = _store(registry, create=True)
-    row, new = store.submit(engine, registry, folder, path, author, matches,
-                            say=lambda line: click.echo(line, err=True))
+    row, new, made = store.submit(engine, registry, folder, path, author, matches,
+                                  say=lambda line: click.echo(line, err=True), key=key)
     if new:
         click.echo(f"{row.name}@{row.version}: accepted, version {row.version} of {row.name} "
                    f"({', '.join(json.loads(row.games))}), by {row.author}")
     else:
         click.echo(f"{row.name}@{row.version}: already submitted, the same content as "
                    f"version {row.version}")
+    if made:
+        click.echo(f"key for {row.name}: {made}\n(keep it: a new version of {row.name} needs "
+                   "it, with --key or ARENA_KEY; it is not shown again)")
+
+
+@click.command("key")
+@click.argument("name")
+@click.option("--author", help="Give the name to this author (default: its first author).")
+@click.pass_obj
+def key_command(registry, name, author) -> None:
+    """Make a new key for submitted bot NAME, replacing any it had (a lost key, or a name
+    submitted before keys): for whoever runs the league, who hands it to the author."""
+    from .. import db, store
+
+    key = store.set_key(db.connect(registry.db_url, create=False), name, author)
+    click.echo(f"key for {name}: {key}")
 
 
 @click.command("withdraw")
@@ -82,6 +100,8 @@ def ladder_command(registry, game, variant, players, named, deals, seed, inbox, 
     """Place every submitted version of GAME's bots not yet placed (in submission order,
     against the ladder as it stood), then show the ladder's ratings."""
     from .. import ladder as ladders
+    from .. import store
+    from ..inbox import Inbox
     from ..plugins import split_entrants
 
     g = registry.game(game)
@@ -98,17 +118,22 @@ def ladder_command(registry, game, variant, players, named, deals, seed, inbox, 
     say = lambda line: click.echo(line, err=True)  # noqa: E731
     if inbox is not None and not inbox.is_dir():
         raise ArenaError(f"--watch: no folder {inbox}")
+    watched = Inbox(inbox, say) if inbox is not None else None
     try:
         while True:
-            if inbox is not None:
-                _take_inbox(registry, engine, folder, inbox, say)
+            if watched is not None:
+                watched.take(lambda path, key: store.submit(
+                    engine, _fresh(registry), folder, path, say=say, key=key))
             ladders.place(engine, _fresh(registry), spec, workers=workers, say=say)
-            if inbox is None:
+            if watched is None:
                 break
             time.sleep(poll)
     except KeyboardInterrupt:
         click.echo("ladder: stopped; run it again to go on", err=True)
         raise SystemExit(130) from None
+    finally:
+        if watched is not None:
+            watched.close()
     _show(engine, _fresh(registry), spec, all_versions, fmt)
 
 
@@ -116,30 +141,6 @@ def _fresh(registry):
     """The registry again, so that versions submitted meanwhile are known."""
     registry._bots, registry.latest, registry.broken = None, {}, {}
     return registry
-
-
-def _take_inbox(registry, engine, folder: Path, inbox: Path, say) -> None:
-    """Submit what was dropped into ``inbox``; move it to accepted/ or refused/ (with the
-    reason beside it)."""
-    from .. import store
-
-    for path in sorted(inbox.iterdir()):
-        if path.name.startswith(".") or path.name in ("accepted", "refused"):
-            continue
-        try:
-            row, new = store.submit(engine, _fresh(registry), folder, path, say=say)
-            say(f"{path.name}: {row.name}@{row.version}" + ("" if new else " (already)"))
-            where = inbox / "accepted"
-        except ArenaError as e:
-            say(f"{path.name}: {e}")
-            where = inbox / "refused"
-            where.mkdir(exist_ok=True)
-            (where / f"{path.name}.reason.txt").write_text(str(e) + "\n")
-        where.mkdir(exist_ok=True)
-        target = where / path.name
-        if target.exists():
-            shutil.rmtree(target) if target.is_dir() else target.unlink()
-        path.rename(target)
 
 
 def _show(engine, registry, spec, all_versions: bool, fmt: str) -> None:

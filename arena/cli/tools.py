@@ -143,43 +143,49 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
         print_renderable(table)
 
 
+#: what each isolation layer stops, as ``arena doctor`` says it
+STOPS = {
+    "unprivileged user": "root's powers; limits and signals shared with other bots",
+    "no capabilities": "any privilege, now or through a program it runs",
+    "pid namespace": "seeing or signalling any other process (the runner's /proc too)",
+    "user namespace": "the machine's users and their rights",
+    "mount namespace": "every file but the system's, Python's and its own (database, store, "
+                       "other bots)",
+    "network namespace": "every network, loopback included",
+    "ipc namespace": "System V IPC and POSIX message queues of other processes",
+    "private folder": "filling the disk, and files left behind",
+    "rlimits": "memory, CPU time, file size, open files, thread bombs",
+    "seccomp": "new processes, exec, sockets, io_uring, inotify, fanotify, signals to others, "
+               "ptrace",
+    "landlock": "files outside its own (again), TCP, signals leaving",
+}
+
+
 @cli.command()
 @click.pass_obj
 def doctor(registry) -> None:
-    """Which sandbox layers bot processes get on this machine, and which trusted plugins
-    load in the runner."""
-    import shutil
-
+    """Which isolation layers bot processes get on this machine - each checked from inside
+    a bot's jail, not assumed - and which trusted plugins load in the runner."""
     from rich.table import Table
 
-    from ..sandbox import probe
+    from ..sandbox import layer_checks, probe
     from ..views.transcript import print_renderable
 
-    layers = probe()
-    table = Table("layer", "active", "what it stops")
-    table.add_row("rlimits", "yes" if layers["rlimits"] else "no",
-                  "memory, CPU time, file size, open files")
-    table.add_row("ipc namespace", "yes" if layers["ipc_namespace"] else
-                  "no (the kernel refuses one)",
-                  "System V IPC and POSIX message queues of other processes")
-    table.add_row("seccomp", "yes" if layers["seccomp"] else "no (libseccomp missing)",
-                  "new processes, exec, sockets, signals to others, ptrace, System V "
-                  "IPC, POSIX message queues")
-    abi = layers["landlock"]
-    table.add_row("landlock", f"yes (ABI {abi})" if abi else "no (kernel without Landlock)",
-                  "files outside the bot's own (/dev/shm too), TCP"
-                  + (", signals leaving" if abi >= 6 else ""))
-    table.add_row("bubblewrap", "installed: --limits strict=1 adds it" if shutil.which("bwrap")
-                  else "not installed (strict=1 unavailable)",
-                  "other processes (PID namespace), network and IPC namespaces")
+    checks = layer_checks(probe())
+    table = Table("layer", "holds", "seen", "what it stops")
+    for name, (ok, seen) in checks.items():
+        table.add_row(name, "yes" if ok else "NO", seen, STOPS[name])
     print_renderable(table)
     click.echo("every seat is its own process; a process never sees one deal twice")
-    if layers["seccomp"] and abi:
+    if all(ok for ok, _ in checks.values()):
         click.echo("between bot processes: closed (no shared files, memory, message queues, "
-                   "semaphores, sockets, signals or memory of another process)")
+                   "semaphores, sockets, file notifications, signals or memory of another "
+                   "process; what stays open is time and the machine's load)")
     else:
-        click.echo("warning: a bot could reach files, processes or other bots it should not "
-                   "(Tractor partners could show each other their hands); see "
+        missing = ", ".join(name for name, (ok, _) in checks.items() if not ok)
+        click.echo(f"warning: missing here: {missing}. A bot could reach files, processes "
+                   "or other bots it should not (Tractor partners could show each other "
+                   "their hands); --limits strict=1 refuses to run bots here; see "
                    "docs/protocol.md", err=True)
     trusted = trusted_plugins()
     click.echo("trusted plugins (they load in this process, unsandboxed): "

@@ -57,11 +57,14 @@ def environment():
 
 
 def _json_script(value) -> str:
-    """JSON for a ``<script type="application/json">`` block: ``</`` cannot end it early."""
+    """JSON for a ``<script type="application/json">`` block, whatever text a bot put in it:
+    ``<``, ``>`` and ``&`` written as ``\\u003c``, ``\\u003e``, ``\\u0026`` - still the same
+    JSON, and nothing (``</script>``, ``<!--``) the HTML parser could read."""
     from markupsafe import Markup
 
     text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    return Markup(text.replace("</", "<\\/").replace("<!--", "<\\!--"))
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e")
+                  .replace("&", "\\u0026"))
 
 
 def parse_matches(value: str) -> str | int:

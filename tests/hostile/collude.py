@@ -1,6 +1,11 @@
 """Hostile bots that try to see cards their seat may not: by every channel the kernel offers
 between two processes, and by remembering a deal across matches.
 
+Two channels write nothing at all: ``inotify`` (the sender opens read-only system files in
+a pattern, the receiver watches their IN_OPEN events) and ``io_uring-udp`` (sockets made by
+an io_uring, which a seccomp filter refusing ``socket`` never sees, passing UDP datagrams
+on 127.0.0.1).
+
 * ``colluder`` and ``accomplice`` (Tractor): at every move each publishes its hand on
   every channel below under its seat and reads its partner's (the seat two places on); the
   first hand it gets it announces by raising ``RuntimeError("LEAK ...")``, which forfeits the
@@ -27,6 +32,7 @@ _libc = ctypes.CDLL(None, use_errno=True)
 _libc.shmat.restype = ctypes.c_void_p
 _libc.shmat.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
 _libc.mq_open.restype = ctypes.c_int
+_libc.syscall.restype = ctypes.c_long
 
 
 def _key(tag: str, slot: int) -> int:
@@ -154,6 +160,136 @@ def _abstract_socket(data, tag, slot):
             return got
 
 
+# -- inotify: the sender opens files in a pattern, the receiver watches --------------------------
+
+#: files per slot: one per hex digit twice (digits alternate between the two sets, as the
+#: kernel merges two like events in a row), and a frame marker
+NIBBLES = 33
+_WATCHES: dict = {}
+
+
+def _zone_files() -> list[str]:
+    """Read-only files every process may open: the time zones (one name per inode: a watch
+    is on an inode, and the zones have hard links)."""
+    found, inodes = [], set()
+    for here, dirs, files in os.walk("/usr/share/zoneinfo"):
+        dirs.sort()
+        for name in sorted(files):
+            path = os.path.join(here, name)
+            st = os.lstat(path)
+            if os.path.isfile(path) and not os.path.islink(path) and st.st_ino not in inodes:
+                inodes.add(st.st_ino)
+                found.append(path)
+    return found
+
+
+def _slot_files(tag, slot):
+    base = (sum(map(ord, tag)) % 8 * 4 + slot) * NIBBLES
+    return _zone_files()[base:base + NIBBLES]
+
+
+def _inotify(data, tag, slot):
+    paths = _slot_files(tag, slot)
+    if data is not None:  # each hex digit an open of its file, framed by the marker's
+        digits = [int(c, 16) + 16 * (i % 2) for i, c in enumerate(data.hex())]
+        for digit in [32, *digits, 32]:
+            os.close(os.open(paths[digit], os.O_RDONLY))
+        return None
+    if slot not in _WATCHES:
+        fd = _ok(_libc.inotify_init1(os.O_NONBLOCK), "inotify_init1")
+        watches = {}
+        for digit, path in enumerate(paths):
+            wd = _ok(_libc.inotify_add_watch(fd, path.encode(), 0x20), "inotify_add_watch")
+            watches[wd] = digit  # IN_OPEN
+        _WATCHES[slot] = (fd, watches, [])
+    fd, watches, digits = _WATCHES[slot]
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            break
+        for i in range(0, len(chunk), 16):
+            wd = int.from_bytes(chunk[i:i + 4], "little", signed=True)
+            digits.append(watches.get(wd, -1))
+    frames = "".join("x" if d == 32 else format(d % 16, "x") for d in digits
+                     if d >= 0).split("x")
+    complete = [f for f in frames[1:-1] if f and len(f) % 2 == 0]
+    return bytes.fromhex(complete[-1]) if complete else None
+
+
+# -- io_uring: sockets seccomp does not see ----------------------------------------------------
+
+
+class _Params(ctypes.Structure):
+    _fields_ = [("sq_entries", ctypes.c_uint32), ("cq_entries", ctypes.c_uint32),
+                ("flags", ctypes.c_uint32), ("sq_thread_cpu", ctypes.c_uint32),
+                ("sq_thread_idle", ctypes.c_uint32), ("features", ctypes.c_uint32),
+                ("wq_fd", ctypes.c_uint32), ("resv", ctypes.c_uint32 * 3),
+                ("sq_off", ctypes.c_uint32 * 10), ("cq_off", ctypes.c_uint32 * 10)]
+
+
+def uring_socket(domain: int, kind: int) -> int:
+    """A socket made by an io_uring (IORING_OP_SOCKET): no ``socket`` call is made."""
+    import mmap
+
+    params = _Params()
+    ring = _libc.syscall(425, 4, ctypes.byref(params))  # io_uring_setup
+    _ok(ring, "io_uring_setup")
+    try:
+        sq = mmap.mmap(ring, params.sq_off[6] + params.sq_entries * 4, mmap.MAP_SHARED,
+                       mmap.PROT_READ | mmap.PROT_WRITE, offset=0)
+        cq = mmap.mmap(ring, params.cq_off[5] + params.cq_entries * 16, mmap.MAP_SHARED,
+                       mmap.PROT_READ | mmap.PROT_WRITE, offset=0x8000000)
+        sqes = mmap.mmap(ring, params.sq_entries * 64, mmap.MAP_SHARED,
+                         mmap.PROT_READ | mmap.PROT_WRITE, offset=0x10000000)
+        tail = int.from_bytes(sq[params.sq_off[1]:params.sq_off[1] + 4], "little")
+        mask = int.from_bytes(sq[params.sq_off[2]:params.sq_off[2] + 4], "little")
+        index = tail & mask
+        sqe = bytearray(64)
+        sqe[0] = 45  # IORING_OP_SOCKET
+        sqe[4:8] = domain.to_bytes(4, "little")
+        sqe[8:16] = kind.to_bytes(8, "little")
+        sqes[index * 64:index * 64 + 64] = bytes(sqe)
+        array = params.sq_off[6] + 4 * index
+        sq[array:array + 4] = index.to_bytes(4, "little")
+        sq[params.sq_off[1]:params.sq_off[1] + 4] = (tail + 1).to_bytes(4, "little")
+        _ok(_libc.syscall(426, ring, 1, 1, 1, None, 0), "io_uring_enter")
+        head = int.from_bytes(cq[params.cq_off[0]:params.cq_off[0] + 4], "little")
+        cmask = int.from_bytes(cq[params.cq_off[2]:params.cq_off[2] + 4], "little")
+        at = params.cq_off[5] + (head & cmask) * 16
+        result = int.from_bytes(cq[at + 8:at + 12], "little", signed=True)
+        if result < 0:
+            raise OSError(-result, f"IORING_OP_SOCKET: {os.strerror(-result)}")
+        return result
+    finally:
+        os.close(ring)
+
+
+_URING: dict = {}
+
+
+def _uring_udp(data, tag, slot):
+    port = 40000 + _key(tag, slot) % 20000
+    if data is not None:
+        s = socket.socket(fileno=uring_socket(socket.AF_INET, socket.SOCK_DGRAM))
+        try:
+            s.sendto(data, ("127.0.0.1", port))
+        finally:
+            s.close()
+        return None
+    if slot not in _URING:
+        s = socket.socket(fileno=uring_socket(socket.AF_INET, socket.SOCK_DGRAM))
+        s.bind(("127.0.0.1", port))
+        s.setblocking(False)
+        _URING[slot] = s
+    got = None
+    while True:
+        try:
+            got = _URING[slot].recv(SIZE)
+        except BlockingIOError:
+            return got
+
+
 def _memory(data, tag, slot):
     if data is not None:
         MEMORY[tag, slot] = data
@@ -165,7 +301,8 @@ def _memory(data, tag, slot):
 #: read what is there (None if nothing).
 CHANNELS = {"memory": _memory, "sysv-shm": _shm, "sysv-msg": _msg, "sysv-sem": _sem,
             "posix-mq": _mq, "posix-shm": _posix_shm, "tmp-file": _tmp,
-            "abstract-socket": _abstract_socket}
+            "abstract-socket": _abstract_socket, "inotify": _inotify,
+            "io_uring-udp": _uring_udp}
 
 
 def publish(channel, tag, slot, data: bytes) -> None:
