@@ -516,8 +516,8 @@ def exec_spec(manifest: Path, data: dict) -> dict:
         raise PluginError(f"{manifest}: 'command' must be a command line or a list of strings")
     here = manifest.parent.resolve()
     program = command[0]
-    if "/" in program:
-        program = str((here / program).resolve())
+    if "/" in program:  # as written (a venv's python finds its venv by the path it runs as)
+        program = os.path.abspath(here / program)
     else:
         program = shutil.which(program, path=clean_env("")["PATH"]) or program
     if not os.path.exists(program):

@@ -143,6 +143,49 @@ def test_kernel_channels_and_priorities_are_refused(tmp_path, attack):
         assert unconfined(attack, target=str(tmp_path))
 
 
+EXEC_THIEF = """
+import json, runpy, sys
+attacks = runpy.run_path(sys.argv[1])["ATTACKS"]
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "start":
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif msg["type"] == "act":
+        got = []
+        for name in ("inotify", "io_uring", "fanotify", "realtime", "nice", "root"):
+            try:
+                got.append(f"{name}: {attacks[name]({'target': '/usr'})}")
+            except OSError as e:
+                print(f"refused: {name}: {e}", file=sys.stderr, flush=True)
+        answer = "GOT " + "; ".join(got) if got else msg["legal"][0]
+        print(json.dumps({"type": "action", "action": answer}), flush=True)
+"""
+
+
+def test_an_executable_bot_is_refused_the_same_kernel_channels(tmp_path):
+    """An executable's filter is a deny-list (other languages make calls a Python bot
+    never does); what reaches past the walls is on it all the same."""
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    shutil.copy(ATTACKS, folder / "attacks.py")
+    (folder / "thief.py").write_text(EXEC_THIEF)
+    (folder / "xthief.toml").write_text(
+        f'name = "xthief"\ngames = ["vandtia"]\n'
+        f'command = ["{sys.executable}", "thief.py", "attacks.py"]\n')
+    registry = Registry(bots_dirs=[folder])
+    bots = [make_bot(registry.bot("xthief", "vandtia"), TIGHT),
+            make_bot(registry.bot("random", "vandtia"), TIGHT)]
+    try:
+        match, _ = play_match(GAME, "cardems", bots, 1)
+        log = bots[0].log_tail()
+    finally:
+        for b in bots:
+            b.close()
+    assert match.result.faults == [None, None], (match.result.faults, log)
+    for name in ("inotify", "io_uring", "fanotify", "realtime", "nice", "root"):
+        assert f"refused: {name}" in log, log
+
+
 # -- manifests name no paths ---------------------------------------------------------------------
 
 SLASH = '''

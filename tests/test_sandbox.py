@@ -5,6 +5,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import socket
 import sys
 import tempfile
@@ -326,6 +327,28 @@ def test_the_awk_example_bot_plays_from_its_manifest():
     finally:
         for b in bots:
             b.close()
+
+
+@pytest.mark.skipif(not shutil.which("node"), reason="Node.js is not installed")
+def test_the_node_example_bot_plays_every_game_at_k_16(tmp_path):
+    """An executable in JavaScript, under its deny-list, in every game; protocol 2 (many
+    matches in one process) in a season."""
+    folder = os.path.join(os.path.dirname(__file__), "..", "plugins", "node-bot")
+    registry = Registry(bots_dirs=[folder])
+    for game_name, variant, seats in (("vandtia", "cardems", ["lownode", "random"]),
+                                      ("tractor", "deal", ["lownode", "random"] * 2),
+                                      ("cherki", "standard", ["lownode", "random", "greedy"])):
+        game = registry.game(game_name)
+        bots = [make_bot(registry.bot(name, game_name)) for name in seats]
+        try:
+            match, _ = play_match(game, variant, bots, 3)
+        finally:
+            for b in bots:
+                b.close()
+        assert match.result.faults == [None] * len(seats), (game_name, match.result.faults)
+    run = _arena("--bots-dir", folder, "--db", f"sqlite:///{tmp_path}/n.db", "season", "run",
+                 "vandtia", "--bots", "lownode,random", "--rounds", "4", "--name", "n")
+    assert run.returncode == 0 and "lownode" in run.stdout, run.stderr
 
 
 SPY = '''
