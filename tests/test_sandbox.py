@@ -140,9 +140,13 @@ def test_reading_the_database_is_refused(tmp_path, database):
 
 
 def test_writing_outside_its_folder_is_refused(tmp_path, database):
+    """Refused - or, where its own files lie in folders of its /tmp, written there, in its
+    own folder: never on the machine."""
     target = tmp_path / "escaped.txt"
     match = match_against(tmp_path, f"open({str(target)!r}, 'w').write('x')")
-    assert forfeited(match, f"{OUTSIDE}|{LANDLOCKED}") and not target.exists()
+    assert not target.exists()
+    if match.result.faults[0] is not None:
+        assert forfeited(match, f"{OUTSIDE}|{LANDLOCKED}")
 
 
 def test_writing_inside_its_own_folder_is_allowed(tmp_path):
