@@ -211,8 +211,7 @@ _FILES: dict[str, tuple] = {}
 def file_hash(path: str | os.PathLike, digest=None):
     """The SHA-256 of a file, read in chunks (never whole); with ``digest``, its bytes fed
     into that one instead. An unchanged file's hash is remembered."""
-    st = os.stat(path)
-    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    key = _signature(path)
     if digest is None and _FILES.get(os.fspath(path), (None,))[0] == key:
         return _FILES[os.fspath(path)][1]
     own = digest or hashlib.sha256()
@@ -236,3 +235,24 @@ def make_read_only(folder: Path) -> None:
             if not os.path.islink(path):
                 os.chmod(path, 0o444)
         os.chmod(here, 0o555)
+
+
+_DIGESTS: dict[tuple, str] = {}
+
+
+def digest_of(paths) -> str:
+    """SHA-256 of the files' bytes one after another (a bot's code hash: a single file's, or
+    an executable's manifest and own files), read in chunks and only again once one of them
+    has changed."""
+    key = tuple((os.fspath(p), *_signature(p)) for p in paths)
+    if key not in _DIGESTS:
+        digest = hashlib.sha256()
+        for p in paths:
+            file_hash(p, digest)
+        _DIGESTS[key] = digest.hexdigest()
+    return _DIGESTS[key]
+
+
+def _signature(path) -> tuple:
+    st = os.stat(path)
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns

@@ -240,7 +240,8 @@ def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | Non
     try:
         played = run(defn, done, executor, store, bots_dirs=tuple(map(str, registry.bots_dirs)),
                      suspended=lambda: set(rater.suspended), stop=lambda: rater.complete,
-                     submitted=submitted_entries(registry, defn))
+                     submitted=submitted_entries(registry, defn),
+                     hashes=tuple(json.loads(row.options).get("code_hashes", {}).items()))
     finally:
         if own:
             executor.shutdown(cancel_futures=True)

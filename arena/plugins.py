@@ -10,7 +10,6 @@ source by a worker of its own.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import os
 import re
@@ -23,7 +22,7 @@ import pluggy
 
 from . import hookspecs
 from .errors import ArenaError, PluginError, UnknownBot, UnknownGame
-from .files import file_hash
+from .files import digest_of
 
 GAME_GROUP = "arena"
 BOT_GROUP = "arena.bots"
@@ -152,32 +151,13 @@ def _manifest(path: Path) -> tuple[str, list, dict, str, dict | None]:
     _check_registration(str(path), name, games)
     spec = exec_spec(path, data)
     own = set(spec["read"])
-    files = [path] + [Path(a) for a in spec["target"][1:] if a in own and os.path.isfile(a)]
-    digest = _code_hash(tuple(files))
+    spec["code_files"] = [str(path)] + [a for a in spec["target"][1:]
+                                        if a in own and os.path.isfile(a)]
+    digest = digest_of(spec["code_files"])
     options = data.get("options")
     if options is not None and not isinstance(options, dict):
         raise PluginError(f"{path}: 'options' must be a table of option = default")
     return name, list(games), spec, digest, options
-
-
-_HASHES: dict[tuple, str] = {}
-
-
-def _code_hash(files: tuple[Path, ...]) -> str:
-    """The code hash of an executable bot: its manifest's and its own files' bytes, read in
-    chunks, and only again once one of them has changed."""
-    key = tuple((str(f), *_signature(f)) for f in files)
-    if key not in _HASHES:
-        digest = hashlib.sha256()
-        for f in files:
-            file_hash(f, digest)
-        _HASHES[key] = digest.hexdigest()
-    return _HASHES[key]
-
-
-def _signature(path: Path) -> tuple:
-    st = os.stat(path)
-    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
 class Registry:
@@ -274,10 +254,14 @@ class Registry:
                 self.broken[label] = str(e)
                 continue
             for name, games, run, digest, options in found:
+                # its files, and the hash they must still have when a worker starts it
+                checked = {"code_files": [run["target"]], "code": digest_of([run["target"]])} \
+                    if run["kind"] == "file" else {"code": digest} if run.get("code_files") \
+                    else {}
                 for game in games:
                     bots.setdefault(name, {})[game] = BotEntry(
-                        name, game, label, {**run, "name": name, "game": game}, digest,
-                        options)
+                        name, game, label, {**run, "name": name, "game": game, **checked},
+                        digest, options)
         if self.submitted is not None:
             for entry in self.submitted():
                 base = entry.name.partition("@")[0]

@@ -201,6 +201,8 @@ class Worker:
         missing_layers(limits)
         if spec and spec.get("content"):  # a stored version: its files as they were kept
             verify_stored(spec)
+        if spec and spec.get("code_files") and spec.get("code"):
+            verify_code(spec)
         if jail.available():
             home, cwd, write = "/tmp", "/", ["/tmp"]
         else:  # no root of its own here: a folder on disk, removed at close or next start
@@ -434,6 +436,22 @@ def verify_stored(spec: dict) -> None:
         raise ArenaError(f"bot {spec.get('name', '?')}: its stored files in {folder} have "
                          "been changed since it was submitted; it will not run (restore them, "
                          "or submit it again as a new version)")
+
+
+def verify_code(spec: dict) -> None:
+    """A bot's files (a bots folder's file, an executable's manifest and own files) must be
+    the ones listed (its code hash, as its season recorded it): else ArenaError."""
+    from .errors import ArenaError
+    from .files import digest_of
+
+    try:
+        same = digest_of(spec["code_files"]) == spec["code"]
+    except OSError:
+        same = False
+    if not same:
+        raise ArenaError(f"bot {spec.get('name', '?')}: {spec['code_files'][0]} has changed "
+                         "since it was listed; it does not play (restore it, and a season "
+                         "with it resumes)")
 
 
 _MISSING = object()

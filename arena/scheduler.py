@@ -248,7 +248,7 @@ def _registry(bots_dirs: tuple[str, ...], submitted: tuple = ()) -> Registry:
 
 def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits: str,
                batch: list[Fixture], secret: str, submitted: tuple = (),
-               inflight: int = 1) -> list[dict]:
+               inflight: int = 1, hashes: tuple = ()) -> list[dict]:
     """Run in a worker: play the fixtures of one batch, return plain results.
 
     Every seat of a match is its own sandboxed process - a bot that plays both seats of a
@@ -262,8 +262,19 @@ def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits:
     ``submitted``: the entries of the season's submitted bots (``arena.store``), which a
     worker's registry cannot find by itself. With ``inflight`` above 1 the batch is played
     that many matches at a time, their moves asked of each process together
-    (``arena.inflight``), with the same results."""
+    (``arena.inflight``), with the same results. ``hashes``: ``(bot, code hash)`` as the
+    season recorded them; a bot whose code has changed since does not play (ArenaError:
+    the season stops, and resumes once its code is restored)."""
     registry = _registry(bots_dirs, submitted)
+    recorded = dict(hashes)
+
+    def entry(name: str):
+        found = registry.bot(name, game_name)
+        if recorded.get(name, found.code_hash) != found.code_hash:
+            raise ArenaError(f"bot {name!r} has changed since its season started: it does not "
+                             "play; restore it, and the season resumes")
+        return found
+
     game = registry.game(game_name)
     pools: dict[str, list[tuple[object, set[int]]]] = {}  # bot -> [(process, deals seen)]
     out = []
@@ -274,8 +285,7 @@ def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits:
 
         shared: dict = {}
         try:
-            return side_by_side.play(game, variant, batch,
-                                     lambda name: registry.bot(name, game_name), bot_limits,
+            return side_by_side.play(game, variant, batch, entry, bot_limits,
                                      secret, inflight, shared)
         finally:
             for procs in shared.values():
@@ -291,7 +301,7 @@ def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits:
                 bot, dealt = next(((b, d) for b, d in pool if fx.seed not in d and
                                    all(b is not o for o in bots)), (None, set()))
                 if bot is None:
-                    bot = make_bot(registry.bot(name, game_name), bot_limits)
+                    bot = make_bot(entry(name), bot_limits)
                     pool.append((bot, dealt))
                 dealt.add(fx.seed)
                 bot.move_times = []
@@ -350,7 +360,7 @@ def batches(defn: SeasonDef, done: set[int]) -> Iterator[list[Fixture]]:
 def run(defn: SeasonDef, done: set[int], executor: Executor, store: Callable[[list], None],
         bots_dirs: tuple[str, ...] = (), window: int = 4,
         suspended: Callable[[], set[str]] = set, stop: Callable[[], bool] = bool,
-        submitted: tuple = ()) -> int:
+        submitted: tuple = (), hashes: tuple = ()) -> int:
     """Play every fixture of ``defn`` whose index is not in ``done``; hand each finished
     batch to ``store`` (in this process). At most ``window`` batches per worker are in flight,
     so memory stays flat however long the season. Fixtures of bots that ``suspended()`` names
@@ -375,7 +385,7 @@ def run(defn: SeasonDef, done: set[int], executor: Executor, store: Callable[[li
             if batch:
                 pending.add(executor.submit(play_batch, defn.game, defn.variant, bots_dirs,
                                             defn.limits, batch, defn.secret, submitted,
-                                            defn.inflight))
+                                            defn.inflight, hashes))
                 return True
         return False
 

@@ -168,6 +168,21 @@ def test_no_process_plays_the_duplicate_of_a_deal_it_has_played():
     assert true_claims(game, "cardems", 2, first.seed, match.actions, match.result.faults)
 
 
+@pytest.mark.parametrize("inflight", [1, 16])
+def test_the_processes_of_one_bot_pass_nothing_between_a_deal_and_its_duplicate(inflight):
+    registry = Registry(bots_dirs=[HOSTILE])
+    game = registry.game("vandtia")
+    defn = SeasonDef("s", "vandtia", "cardems", 2, ("echo", "random"), 8, 1)
+    batch = list(fixtures(defn))
+    results = play_batch("vandtia", "cardems", (str(HOSTILE),), "", batch, defn.secret,
+                         inflight=inflight)
+    faults = [r["result"]["faults"] for r in results]
+    assert faults == [[None, None]] * len(batch), faults
+    for r in results:
+        assert not true_claims(game, "cardems", 2, r["seed"], json.loads(r["replay"]),
+                               r["result"]["faults"])
+
+
 def test_the_reported_season_stores_no_leak(tmp_path):
     """The report, as it was run: ``season run tractor --variant deal --bots colluder,random``."""
     url = f"sqlite:///{tmp_path}/arena.db"

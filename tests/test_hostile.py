@@ -598,6 +598,37 @@ def test_a_stored_version_changed_on_disk_does_not_run(tmp_path, league):
     assert subprocess.run(run, capture_output=True, timeout=300).returncode == 0
 
 
+def test_a_bots_folder_file_changed_mid_season_does_not_play(tmp_path):
+    """Changed after a worker listed it, or before: the season stops with the reason, and
+    goes on once the file is restored - it never plays the changed code."""
+    from arena.scheduler import SeasonDef, fixtures, play_batch
+
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    path = folder / "steady.py"
+    path.write_text(bot_file("steady"))
+    recorded = Registry(bots_dirs=[folder]).bot("steady", "vandtia").code_hash
+    defn = SeasonDef("s", "vandtia", "cardems", 2, ("steady", "random"), 2, 1)
+    batch = list(fixtures(defn))
+    args = ("vandtia", "cardems", (str(folder),), "", batch, defn.secret)
+    hashes = (("steady", recorded),)
+    assert len(play_batch(*args, hashes=hashes)) == len(batch)  # lists it, and plays
+    path.write_text(bot_file("steady") + "import os  # changed\n")
+    with pytest.raises(ArenaError, match="has changed since it was listed"):
+        play_batch(*args, hashes=hashes)  # this process listed it before the change
+    fresh = subprocess.run(
+        [sys.executable, "-c", "import sys; from arena.scheduler import play_batch, "
+         "SeasonDef, fixtures; from arena.errors import ArenaError\n"
+         f"d = SeasonDef('s', 'vandtia', 'cardems', 2, ('steady', 'random'), 2, 1)\n"
+         f"try:\n    play_batch('vandtia', 'cardems', ({str(folder)!r},), '', "
+         f"list(fixtures(d)), d.secret, hashes={hashes!r})\n"
+         "except ArenaError as e:\n    print(e)"], capture_output=True, text=True,
+        timeout=300)
+    assert "has changed since its season started" in fresh.stdout, fresh.stderr
+    path.write_text(bot_file("steady"))  # restored
+    assert len(play_batch(*args, hashes=hashes)) == len(batch)
+
+
 # -- secrets ---------------------------------------------------------------------------------------
 
 

@@ -14,6 +14,8 @@ on 127.0.0.1).
   mixed teams need one between processes.
 * ``rememberer`` (Vändtia): remembers its first hand of a match; at its next match in another
   seat it announces that seat's hand - true whenever one process plays a deal's duplicate.
+* ``echo`` (Vändtia): the colluders' channels between the processes of one bot, which play a
+  deal and its duplicate side by side (K = 16) or one after the other.
 
 A test checks each claim against the replayed match: a true claim is a leak. Run without the
 sandbox (two plain processes), every channel here works; run by arena, none may.
@@ -337,7 +339,8 @@ class Colluder:
         self.tried: dict[str, str] = {}  # channel -> why it failed (printed to the log)
 
     def act(self, observation, legal):
-        seat, partner = observation["seat"], (observation["seat"] + 2) % observation["players"]
+        seat, players = observation["seat"], observation["players"]
+        partner = (seat + 2) % players if players > 2 else 1 - seat
         mine = json.dumps({"seat": seat, "hand": observation["hand"]}).encode()
         for channel in CHANNELS:
             try:
@@ -354,6 +357,13 @@ class Colluder:
                     raise RuntimeError(f"LEAK via {channel}: seat {partner} holds "
                                        + " ".join(theirs["hand"]))
         return legal[0]
+
+
+class Echo(Colluder):
+    """Vändtia: each of a bot's processes publishes its hand and reads the other seat's -
+    the process playing a deal's duplicate would learn the hand its seat's opponent holds."""
+
+    tag = "echo"
 
 
 class Rememberer:
@@ -381,3 +391,4 @@ def register_bots(register):
     register("colluder", Colluder, games=["tractor"])
     register("accomplice", Colluder, games=["tractor"])
     register("rememberer", Rememberer, games=["vandtia"])
+    register("echo", Echo, games=["vandtia"])
