@@ -46,6 +46,7 @@ import ctypes
 import errno
 import os
 import platform
+import resource
 import signal
 import struct
 import sys
@@ -222,8 +223,6 @@ def _end_as(status: int) -> None:
     """Exit as a process that ended with wait status ``status`` did."""
     if os.WIFSIGNALED(status):
         number = os.WTERMSIG(status)
-        import resource
-
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         signal.signal(number, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, [number])
@@ -414,9 +413,9 @@ def enter(config: dict) -> dict:
     ``why`` naming what could not be had. The keeper and the init never return.
 
     ``config["jail"]``: ``uids`` (the range, under a root runner), ``folder`` (``disk_mb``
-    and ``files`` of its ``/tmp``); ``config["read"]``: what it may read besides the system.
-    Where no root of its own can be made, the bot stays in the folder the runner started
-    it in (its working folder), which it then owns."""
+    and ``files`` of its ``/tmp``), ``disk_folder`` (where the runner could not count on a
+    root of its own: the folder on disk it made for the bot, its working folder, which the
+    bot then owns); ``config["read"]``: what it may read besides the system."""
     jail = config.get("jail") or {}
     root = os.geteuid() == 0
     uid, gid = os.getuid(), os.getgid()
@@ -431,8 +430,9 @@ def enter(config: dict) -> dict:
         if flags & flag], "root": False, "why": why}
     if flags & CLONE_NEWUSER:
         _map_self(uid, gid)  # as it was before: unmapped, it reads as 65534
+    disk_folder = jail.get("disk_folder")
     if not flags & CLONE_NEWPID:  # no jail here: the bot stays in this process
-        _drop(root, uid, gid, last_cap, layers)
+        _drop(root, uid, gid, last_cap, layers, disk_folder)
         return layers
     read_end, write_end = os.pipe()
     keeper = os.getpid()
@@ -455,7 +455,7 @@ def enter(config: dict) -> dict:
         _init(bot, write_end)
     os.close(write_end)
     _orphan_dies(init)
-    _drop(root, uid, gid, last_cap, layers)
+    _drop(root, uid, gid, last_cap, layers, disk_folder)
     return layers
 
 
@@ -470,9 +470,10 @@ def _orphan_dies(parent: int) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _drop(root: bool, uid: int, gid: int, last_cap: int, layers: dict) -> None:
-    if root and not layers["root"]:  # its folder is the one it was started in: its own
-        os.chown(os.getcwd(), uid, gid)
+def _drop(root: bool, uid: int, gid: int, last_cap: int, layers: dict,
+          disk_folder: str | None) -> None:
+    if root and not layers["root"] and disk_folder:  # no root of its own: its folder on
+        os.chown(disk_folder, uid, gid)  # disk, which the runner made for it, is its own
     if drop_privileges(uid if root else None, gid if root else None, last_cap,
                        root or "user" in layers["namespaces"]):
         layers["namespaces"].append("user")
@@ -489,7 +490,9 @@ def report(layers: dict) -> dict:
                 status[key] = value.strip()
     except OSError:
         pass
-    caps = [status.get(k) for k in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")]
+    held = [status.get(k) for k in ("CapInh", "CapPrm", "CapEff", "CapAmb")]
+    # a bounding set a plain user cannot empty gives nothing under no_new_privs
+    caps = held + ([status.get("CapBnd")] if status.get("NoNewPrivs") != "1" else [])
     visible = [p for p in os.listdir("/proc") if p.isdigit()] if os.path.isdir("/proc") else []
     try:
         with open("/proc/self/net/dev") as f:
@@ -536,3 +539,27 @@ def available() -> bool:
         _, status = os.waitpid(child, 0)
         _available.append(os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0)
     return _available[0]
+
+
+def unreachable_for_others(paths) -> str | None:
+    """The first of ``paths`` (a Python installation, arena) another user cannot reach - a
+    folder on the way that others may not enter, or the path itself not readable - or None.
+    Without a root of its own (no namespaces), a bot of a root runner runs as a user of its
+    own, which must reach them to run at all."""
+    import stat
+
+    for path in paths:
+        here = os.path.abspath(path)
+        while True:
+            try:
+                mode = os.stat(here).st_mode
+            except OSError:
+                break
+            if not mode & stat.S_IXOTH or (here == os.path.abspath(path)
+                                           and not mode & stat.S_IROTH):
+                return here
+            parent = os.path.dirname(here)
+            if parent == here:
+                break
+            here = parent
+    return None

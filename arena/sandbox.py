@@ -206,12 +206,13 @@ class Worker:
         if jail.available():
             home, cwd, write = "/tmp", "/", ["/tmp"]
         else:  # no root of its own here: a folder on disk, removed at close or next start
+            _check_reachable()
             self.dir = home = cwd = _disk_folder()
             write = [self.dir]
         mode = mode or ("exec" if spec["kind"] == "exec" else "serve")
         config = {"mode": mode, "bot": spec, "limits": limits.to_json(),
                   "read": read_paths(spec) if spec else [], "write": write,
-                  "jail": {"uids": _bot_uids(),
+                  "jail": {"uids": _bot_uids(), "disk_folder": self.dir,
                            "folder": {"disk_mb": limits.disk_mb, "files": limits.files}},
                   **(extra or {})}
         command = [sys.executable, "-I", "-m", "arena.worker", orjson.dumps(config).decode()]
@@ -394,6 +395,23 @@ def _bot_uids() -> list[int]:
         return list(jail.parse_uids(os.environ.get("ARENA_BOT_UIDS")))
     except ValueError as e:
         raise ArenaError(str(e)) from None
+
+
+def _check_reachable() -> None:
+    """Without namespaces, a root runner's bot runs as a user of its own, who must be able
+    to read the Python installation and arena: ArenaError (one line) where it cannot."""
+    from . import jail
+    from .errors import ArenaError
+
+    if os.geteuid() != 0:
+        return
+    blocked = jail.unreachable_for_others([sys.prefix, sys.base_prefix, sys.exec_prefix,
+                                           *_module_paths("arena")])
+    if blocked:
+        raise ArenaError(f"bots cannot run on this machine as it is: it gives them no "
+                         f"namespaces, so each runs as a user of its own, who cannot read "
+                         f"{blocked} (the Python installation or arena); install them where "
+                         "every user may read them, or run arena as a user other than root")
 
 
 _FOLDER_PREFIX = "arena-bot-"

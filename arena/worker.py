@@ -193,6 +193,9 @@ def main(argv: list[str]) -> None:
         import pyseccomp  # noqa: F401
     except Exception:  # noqa: BLE001 - no libseccomp here: arena doctor says so
         pass
+    if mode == "probe":  # what the probe uses, loaded while the installation is reachable
+        import platform  # noqa: F401
+        import socket  # noqa: F401
     config["read"] = sorted({*confine.system_read_paths(), *config.get("read", [])})
     jailed = jail.enter(config)
     facts = jail.report(jailed) if mode == "probe" else None

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from conftest import bot_file
 
-from arena import db
+from arena import db, jail
 from arena.bot import make_bot
 from arena.errors import ArenaError
 from arena.games.vandtia import GAME
@@ -645,3 +645,59 @@ def test_a_database_password_never_shows(tmp_path, url, secret):
     assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
     assert secret not in run.stderr and secret[-6:] not in run.stderr, run.stderr
     assert "Traceback" not in run.stderr
+
+
+# -- a machine without namespaces ----------------------------------------------------------------
+
+NO_NAMESPACES = """
+import os, sys, pyseccomp
+f = pyseccomp.SyscallFilter(pyseccomp.ALLOW)
+f.add_rule(pyseccomp.ERRNO(1), "unshare")  # as a kernel or container without them says
+f.load()
+os.execv(sys.executable, [sys.executable, "-m", "arena", *sys.argv[1:]])
+"""
+
+
+def _without_namespaces(*args, env=None):
+    return subprocess.run([sys.executable, "-c", NO_NAMESPACES, *args], capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "COLUMNS": "200",
+                                                       **(env or {})})
+
+
+#: without namespaces a root runner's bot runs as a user of its own, who must reach Python
+UNREACHABLE = ROOT and jail.unreachable_for_others([sys.prefix, sys.base_prefix])
+
+
+def test_without_namespaces_doctor_says_so_and_strict_refuses(tmp_path):
+    if UNREACHABLE:  # then nothing runs, and every command says why in one line
+        run = _without_namespaces("doctor")
+        assert run.returncode == 2 and "bots cannot run on this machine" in run.stderr
+        assert UNREACHABLE in run.stderr and run.stderr.count("\n") == 1, run.stderr
+        return
+    doctor = _without_namespaces("doctor")
+    assert re.search(r"pid namespace\s+│ NO", doctor.stdout), doctor.stdout
+    assert re.search(r"seccomp\s+│ yes", doctor.stdout) and re.search(
+        r"landlock\s+│ yes", doctor.stdout), doctor.stdout
+    assert "missing here" in doctor.stderr and "closed" not in doctor.stdout
+    strict = _without_namespaces("play", "vandtia", "random", "greedy", "--limits", "strict=1")
+    last = strict.stderr.strip().splitlines()[-1]
+    assert strict.returncode == 2 and last.startswith("arena: error: strict=1: this machine "
+                                                      "lacks"), strict.stderr
+    assert "Traceback" not in strict.stderr
+
+
+@pytest.mark.skipif(bool(UNREACHABLE), reason=f"{UNREACHABLE} is not readable by other "
+                    "users, so a root runner without namespaces runs no bot here (tested above)")
+def test_without_namespaces_a_bot_still_plays_unprivileged_and_leaves_nothing(tmp_path,
+                                                                              database):
+    before = set(os.listdir(tempfile.gettempdir()))
+    run = _without_namespaces("--bots-dir", str(HOSTILE), "play", "vandtia",
+                              f"thief:attack=read-file,target={database}", "random", "--json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["result"]["faults"] == [None, None]  # refused, played on
+    run = _without_namespaces("--bots-dir", str(HOSTILE), "play", "vandtia",
+                              "thief:attack=root", "random", "--json")
+    assert json.loads(run.stdout)["result"]["faults"] == [None, None], run.stdout
+    left = {n for n in set(os.listdir(tempfile.gettempdir())) - before
+            if n.startswith("arena-bot")}
+    assert not left, left
