@@ -73,7 +73,7 @@ def match_against(tmp_path, body="", prelude="", limits=TIGHT, files=None):
 
 def live_members(pgid: int) -> list[int]:
     """Processes of a process group that are still running (zombies left for a non-reaping
-    init, as bubblewrap's namespace process is in some containers, do not count)."""
+    init do not count)."""
     live = []
     for entry in os.listdir("/proc"):
         try:
