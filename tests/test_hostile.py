@@ -167,11 +167,11 @@ def test_an_executable_bot_is_refused_the_same_kernel_channels(tmp_path):
     never does); what reaches past the walls is on it all the same."""
     folder = tmp_path / "bots"
     folder.mkdir()
-    shutil.copy(ATTACKS, folder / "attacks.py")
-    (folder / "thief.py").write_text(EXEC_THIEF)
+    shutil.copy(ATTACKS, folder / "attacks.src")  # no .py: a bots folder lists only those
+    (folder / "thief.prog").write_text(EXEC_THIEF)
     (folder / "xthief.toml").write_text(
         f'name = "xthief"\ngames = ["vandtia"]\n'
-        f'command = ["{sys.executable}", "thief.py", "attacks.py"]\n')
+        f'command = ["{sys.executable}", "thief.prog", "attacks.src"]\n')
     registry = Registry(bots_dirs=[folder])
     bots = [make_bot(registry.bot("xthief", "vandtia"), TIGHT),
             make_bot(registry.bot("random", "vandtia"), TIGHT)]
@@ -212,10 +212,10 @@ for line in sys.stdin:
 def test_a_manifest_naming_slash_makes_nothing_readable(tmp_path, database):
     folder = tmp_path / "bots"
     folder.mkdir()
-    (folder / "slash.py").write_text(textwrap.dedent(SLASH))
-    (folder / "slash.toml").write_text(
-        f'name = "slash"\ngames = ["vandtia"]\ncommand = ["{sys.executable}", "slash.py", "/"]\n')
-    spec = exec_spec(folder / "slash.toml", {"command": [sys.executable, "slash.py", "/"]})
+    (folder / "slash.prog").write_text(textwrap.dedent(SLASH))  # not a .py: not listed
+    (folder / "slash.toml").write_text(f'name = "slash"\ngames = ["vandtia"]\n'
+                                       f'command = ["{sys.executable}", "slash.prog", "/"]\n')
+    spec = exec_spec(folder / "slash.toml", {"command": [sys.executable, "slash.prog", "/"]})
     assert "/" not in spec["read"] and spec["target"][-1] == "/"  # text passed on, not a path
     registry = Registry(bots_dirs=[folder])
     entry = registry.bot(f"slash:target={database},pid={os.getpid()}", "vandtia")
@@ -229,7 +229,7 @@ def test_a_manifest_naming_slash_makes_nothing_readable(tmp_path, database):
     assert match.result.faults == [None, None], (match.result.faults, log)
     assert f"refused: {database}" in log and "cmdline" in log
     # control: the same program, unconfined, reads them all
-    run = subprocess.run([sys.executable, str(folder / "slash.py"), "/"], text=True,
+    run = subprocess.run([sys.executable, str(folder / "slash.prog"), "/"], text=True,
                          input=json.dumps({"type": "start", "options": {
                              "target": str(database), "pid": os.getpid()}}) + "\n"
                          + json.dumps({"type": "act", "legal": ["x"]}) + "\n",
