@@ -55,20 +55,25 @@ def _fingerprint(path: Path):
             st.st_mtime_ns, sorted(os.listxattr(path)))
 
 
-def thief(attack: str, limits: Limits = TIGHT, **options) -> tuple[list, str]:
-    """A match of ``thief`` (making ``attack``) against random: its faults and the
-    thief's log."""
-    registry = Registry(bots_dirs=[HOSTILE])
-    entrant = "thief:" + ",".join(f"{k}={v}" for k, v in {"attack": attack, **options}.items())
+def against_random(folder: Path, entrant: str, limits: Limits = TIGHT) -> tuple[list, str]:
+    """A match of bot ``entrant`` of bots folder ``folder`` against random: its faults and
+    the bot's log."""
+    registry = Registry(bots_dirs=[folder])
     bots = [make_bot(registry.bot(entrant, "vandtia"), limits),
             make_bot(registry.bot("random", "vandtia"), limits)]
     try:
-        match, _ = play_match(GAME, "cardems", bots, 1, ["thief", "random"])
+        match, _ = play_match(GAME, "cardems", bots, 1)
         log = bots[0].log_tail()
     finally:
         for b in bots:
             b.close()
     return match.result.faults, log
+
+
+def thief(attack: str, limits: Limits = TIGHT, **options) -> tuple[list, str]:
+    """A match of ``thief`` (making ``attack``) against random: its faults and its log."""
+    entrant = "thief:" + ",".join(f"{k}={v}" for k, v in {"attack": attack, **options}.items())
+    return against_random(HOSTILE, entrant, limits)
 
 
 def contained(attack: str, **options) -> str:
@@ -172,16 +177,8 @@ def test_an_executable_bot_is_refused_the_same_kernel_channels(tmp_path):
     (folder / "xthief.toml").write_text(
         f'name = "xthief"\ngames = ["vandtia"]\n'
         f'command = ["{sys.executable}", "thief.prog", "attacks.src"]\n')
-    registry = Registry(bots_dirs=[folder])
-    bots = [make_bot(registry.bot("xthief", "vandtia"), TIGHT),
-            make_bot(registry.bot("random", "vandtia"), TIGHT)]
-    try:
-        match, _ = play_match(GAME, "cardems", bots, 1)
-        log = bots[0].log_tail()
-    finally:
-        for b in bots:
-            b.close()
-    assert match.result.faults == [None, None], (match.result.faults, log)
+    faults, log = against_random(folder, "xthief")
+    assert faults == [None, None], (faults, log)
     for name in ("inotify", "io_uring", "fanotify", "realtime", "nice", "root"):
         assert f"refused: {name}" in log, log
 
@@ -217,16 +214,8 @@ def test_a_manifest_naming_slash_makes_nothing_readable(tmp_path, database):
                                        f'command = ["{sys.executable}", "slash.prog", "/"]\n')
     spec = exec_spec(folder / "slash.toml", {"command": [sys.executable, "slash.prog", "/"]})
     assert "/" not in spec["read"] and spec["target"][-1] == "/"  # text passed on, not a path
-    registry = Registry(bots_dirs=[folder])
-    entry = registry.bot(f"slash:target={database},pid={os.getpid()}", "vandtia")
-    bots = [make_bot(entry, TIGHT), make_bot(registry.bot("random", "vandtia"), TIGHT)]
-    try:
-        match, _ = play_match(GAME, "cardems", bots, 1)
-        log = bots[0].log_tail()
-    finally:
-        for b in bots:
-            b.close()
-    assert match.result.faults == [None, None], (match.result.faults, log)
+    faults, log = against_random(folder, f"slash:target={database},pid={os.getpid()}")
+    assert faults == [None, None], (faults, log)
     assert f"refused: {database}" in log and "cmdline" in log
     # control: the same program, unconfined, reads them all
     run = subprocess.run([sys.executable, str(folder / "slash.prog"), "/"], text=True,
