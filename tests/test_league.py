@@ -271,13 +271,13 @@ def test_a_season_whose_bot_changed_is_not_resumed(tmp_path, engine):
 
 @pytest.mark.parametrize("option, message", [
     ("asking", "began under a referee that asked bots every move"),  # forced moves asked
-    ("rules", r"began under older Vändtia legal actions \(rules version 1, now 2\)"),
+    ("rules", r"began under older Vändtia legal actions \(rules version 1, now 3\)"),
 ])
 def test_a_season_begun_under_other_rules_is_not_resumed(engine, registry, option, message):
     row = league.create(engine, registry, SeasonDef(
         "old", "vandtia", "cardems", 2, ("random", "greedy"), 2, 1))
     assert json.loads(row.options)["asking"] == ASKING
-    assert json.loads(row.options)["rules"] == registry.game("vandtia").rules_version == 2
+    assert json.loads(row.options)["rules"] == registry.game("vandtia").rules_version == 3
     with db.Session(engine) as session:  # as a season stored before the rule was
         stored = session.get(db.SeasonRow, row.id)
         options = json.loads(stored.options)

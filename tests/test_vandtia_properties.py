@@ -103,3 +103,55 @@ def test_a_thousand_random_games_end_within_the_cap_with_valid_ranks(variant, pl
             assert r.reason == "cap" and state.moves == MOVE_CAP
         reasons[r.reason] += 1
     assert reasons["out"] > 0, "some random games finish naturally"
+
+
+def _feasible(hand: list[int], known: list[int], rank: int) -> set[tuple[int, int]]:
+    """Every (count, known copies used) a play of ``rank`` from ``hand`` can make, by brute
+    force over which copies it puts down: a play uses, of each name, as many known copies
+    as it plays of that name (at most as many as are known) - all the others can see."""
+    cards = [c for c in hand if c >> 2 == rank]
+    seen = Counter(c for c in known if c >> 2 == rank)
+    pairs = set()
+    for mask in range(1, 1 << len(cards)):
+        played = Counter(c for i, c in enumerate(cards) if mask >> i & 1)
+        pairs.add((sum(played.values()), sum(min(n, seen[c]) for c, n in played.items())))
+    return pairs
+
+
+def _used(cards, known) -> int:
+    seen = Counter(known)
+    return sum(min(n, seen[c]) for c, n in Counter(cards).items())
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(CONFIGS), st.integers(0, 2**32), st.integers(0, 2**32))
+def test_plays_are_one_per_rank_count_and_known_copies_and_keep_the_rest_known(
+        config, seed, choice_seed):
+    """Every variant, 2-8 players (two decks from 6): no legal list holds an action twice;
+    of every rank it offers, one play per (count, known copies used), none missing; and
+    after a play from the hand the others are sure of exactly the known copies it left."""
+    from arena.games.vandtia import _PLAY_CARDS
+
+    variant, players = config
+    state = GAME.new_state(variant, players, seed)
+    rng = random.Random(choice_seed)
+    while not state.is_over():
+        legal = state.legal_actions()
+        assert len(set(legal)) == len(legal), legal
+        p = state.to_move
+        hand, known = list(state.hands[p]), list(state.known[p])
+        plays = [_PLAY_CARDS[a] for a in legal if a.startswith("play ")]
+        if hand and plays and state.must_include is None and not state.swapping:
+            by_rank: dict[int, set] = {}
+            for cards in plays:
+                assert not Counter(cards) - Counter(hand), (cards, hand)
+                pair = (len(cards), _used(cards, known))
+                assert pair not in by_rank.setdefault(cards[0] >> 2, set()), (legal, known)
+                by_rank[cards[0] >> 2].add(pair)
+            for rank, pairs in by_rank.items():
+                assert pairs == _feasible(hand, known, rank), (rank, legal, hand, known)
+        action = legal[rng.randrange(len(legal))]
+        state.apply(action)
+        if action.startswith("play ") and hand and not state.is_over():
+            cards = _PLAY_CARDS[action]
+            assert Counter(state.known[p]) == Counter(known) - Counter(cards), (action, known)

@@ -649,6 +649,32 @@ def test_copies_all_hidden_or_all_known_give_one_play_per_count():
     assert legal(_knows(["7C", "8H", "3D"], known=["8H"])) == {"play 7C", "play 8H"}
 
 
+def _two_decks(hand, known):
+    """Seat 0 of a six-player swedish game (two decks) to move, holding ``hand``."""
+    others = [seat([c]) for c in ("3C", "3D", "3H", "3S", "4C")]
+    s = position("swedish", [seat(hand)] + others, to_move=0)
+    s.known[0] = [C.parse(c) for c in known]
+    s._legal = None
+    return s
+
+
+def test_two_decks_a_hidden_copy_of_a_known_name_counts_as_the_known_one():
+    """Known QH, hidden QH and QS: each play once; ``play QS`` keeps the QH known; ``play QH``
+    shows a QH, and then nobody can be sure the seat still holds one (rules version 3)."""
+    s = _two_decks(["QH", "QH", "QS"], known=["QH"])
+    assert s.legal_actions() == ("play QS", "play QH", "play QH QH", "play QH QH QS")
+    assert play(s.copy(), "play QS").observation(1)["seats"][0]["known"] == ["QH"]
+    assert play(s.copy(), "play QH").observation(1)["seats"][0]["known"] == []
+
+
+def test_two_decks_the_play_that_shows_one_known_copy_keeps_the_others_known():
+    s = _two_decks(["5C", "5D", "5D", "5S"], known=["5C", "5D", "5S"])
+    legal_list = s.legal_actions()
+    assert len(set(legal_list)) == len(legal_list)
+    assert "play 5D 5D" in legal_list
+    assert play(s, "play 5D 5D").observation(1)["seats"][0]["known"] == ["5C", "5S"]
+
+
 def test_the_german_starting_card_comes_first_in_every_choice():
     s = position("german", [seat(["3C", "3D", "3H", "9S"]), seat(["5S", "6S", "8S"])],
                  to_move=0)

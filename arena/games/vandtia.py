@@ -15,7 +15,8 @@ cards of a play are the lowest of its rank (clubs, diamonds, hearts, spades), ex
 ``german`` starter's required card always comes first - and except where the others know
 some copies of a rank in the hand (picked up, swapped from face-up) but not others: then a
 play is offered per (rank, count, known copies it uses), so a seat holding a known 7 and a
-hidden 7 may play the known one and keep the other hidden (``_choice_plays``).
+hidden 7 may play the known one and keep the other hidden (``_choice_plays``; with two
+decks a play's known copies are counted by name, as the others see it).
 
 Observation of a seat (a dict): ``seat``, ``players``, ``dealer``, ``phase`` (``swap``,
 ``play``, ``over``), ``to_move``, ``move``, ``hand`` (own cards), ``pile`` (bottom first),
@@ -93,17 +94,44 @@ _CHOICE_PLAYS: dict[tuple, tuple[str, ...]] = {}  # (known, unknown, must) -> th
 
 def _choice_plays(known: tuple[int, ...], unknown: tuple[int, ...],
                   must: int | None) -> tuple[str, ...]:
-    """The plays of one rank whose copies differ in what the others know: for each count,
-    one play per number of known copies it uses (fewest first), the lowest copies of each
-    kind; ``must`` (the ``german`` starter's card, in neither list) first in every play."""
+    """The plays of one rank whose copies differ in what the others know: one play per
+    (count, known copies it uses), fewest cards first, then fewest known copies; its cards
+    the lowest that make that pair; ``must`` (the ``german`` starter's card, in neither
+    list) first in every play.
+
+    A play is its card names, so the known copies it uses are counted by name: it uses, of
+    each name, as many known copies as it plays of that name (at most as many as are
+    known) - with two decks a hidden copy may bear a known copy's very name, and then the
+    others cannot tell which one went, so it counts as the known one. After the play the
+    others are sure of the known copies it did not use (``_remove_known``). So two offered
+    plays never put down the same names, and a hidden card is kept hidden only by a play
+    that shows no name the others know (rules version 3)."""
     key = (known, unknown, must)
     plays = _CHOICE_PLAYS.get(key)
     if plays is None:
         fixed = () if must is None else (must,)
-        out = []
-        for k in range(1, len(known) + len(unknown) + 1):
-            for j in range(max(0, k - len(unknown)), min(k, len(known)) + 1):
-                out.append(_play_name(fixed + tuple(sorted(known[:j] + unknown[:k - j]))))
+        have: dict[int, int] = {}
+        for c in known + unknown:
+            have[c] = have.get(c, 0) + 1
+        seen: dict[int, int] = {}
+        for c in known:
+            seen[c] = seen.get(c, 0) + 1
+        names = sorted(have)
+        best: dict[tuple[int, int], tuple[int, ...]] = {}
+
+        def choose(i: int, picked: tuple[int, ...], used: int) -> None:
+            if i == len(names):
+                if picked:
+                    pair = (len(picked), used)
+                    if pair not in best or picked < best[pair]:
+                        best[pair] = picked
+                return
+            c = names[i]
+            for n in range(have[c] + 1):
+                choose(i + 1, picked + (c,) * n, used + min(n, seen.get(c, 0)))
+
+        choose(0, (), 0)
+        out = [_play_name(fixed + tuple(sorted(best[pair]))) for pair in sorted(best)]
         if must is not None:
             out.insert(0, _play_name(fixed))
         plays = _CHOICE_PLAYS[key] = tuple(out)
@@ -979,7 +1007,9 @@ class Vandtia(Game):
     default_variant = "cardems"
     move_cap = MOVE_CAP
     description = "shedding game of the Palace family"
-    rules_version = 2  # 2: a play may choose which copies of a rank it shows
+    #: 2: a play may choose which copies of a rank it shows; 3: with two decks, the copies
+    #: it shows are counted by name (no play offered twice, none missing)
+    rules_version = 3
     # Shared first places come only from the move cap: 2.7-3.7 % of random games in every
     # variant (2,000 games each); reference bots reach the cap less often.
     draw_probability = 0.03
