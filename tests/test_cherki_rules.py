@@ -149,6 +149,7 @@ def test_a_player_may_call_with_the_discard_that_leaves_it_ready():
     assert "discard 9M call WF" in s.legal_actions()
     play(s, "discard 9M call WF")
     assert s.locked[0] == KIND[face("WF")] and s.moves == 2
+    assert s.observation(2)["calls"] == [2, None, None]  # the call came with that discard
 
 
 # -- after calling -------------------------------------------------------------------------------
@@ -158,6 +159,7 @@ def test_the_call_locks_the_named_split_and_the_cards_stay_hidden():
     s = play(deal(READY), "call WF")
     other = s.observation(1)
     assert other["called"] == [True, False, False] and other["locked"] is None
+    assert other["calls"] == [1, None, None]  # when it called, seen by all (rules version 3)
     assert s.observation(0)["locked"] == "WF"
     assert "3C" not in other["hand"]
 

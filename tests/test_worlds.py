@@ -472,3 +472,72 @@ def test_a_random_tractor_follow_can_be_every_legal_follow():
         if tested == 5:
             break
     assert tested == 5
+
+
+def test_the_world_of_a_finished_cherki_deal_is_that_finished_deal():
+    """Won, drawn at the stock's end or at the cap: for every seat, a world of the end is
+    over with the same result, shows that seat what it saw, and a playout from it returns
+    that result at once."""
+    rng = random.Random(4)
+    ends = Counter()
+
+    def to_the_end(count):  # random players: their deals mostly end with the stock
+        for g in range(count):
+            state = CHERKI.new_state("standard", 3, 900000 + g)
+            while not state.is_over():
+                state.apply(rng.choice(state.legal_actions()))
+            yield state, None
+
+    for state, _ in [*cherki_positions(400, 7), *to_the_end(40)]:
+        if not state.is_over():
+            continue
+        ends[state.reason] += 1
+        for seat in range(3):
+            seen = state.observation(seat)
+            world = CHERKI.world(seen, rng)
+            assert world.is_over() and world.result() == state.result()
+            assert world.observation(seat) == seen
+            assert world.copy().playout(rng) == state.result()
+            assert sorted(world.all_faces()) == sorted(state.all_faces())
+    assert ends["win"] > 20 and ends["stock"] + ends["cap"] > 5, ends
+
+
+def test_a_cherki_callers_world_pair_is_no_kind_it_discarded_since_calling():
+    """A caller that drew a card of its pair's kind would have won: a world never gives it
+    a pair kind it has discarded since its call (the observation's ``calls``)."""
+    rng = random.Random(6)
+    checked = 0
+    for state, seat in cherki_positions(POSITIONS, 2):
+        seen = state.observation(seat)
+        for q in range(3):
+            if q == seat or seen["calls"][q] is None or q == seen["winner"]:
+                continue
+            since = {KIND[cherki_face(d["card"])] for d in seen["discards"]
+                     if d["seat"] == q and d["move"] > seen["calls"][q]}
+            if not since:
+                continue
+            assert state.locked[q] not in since  # the rule itself
+            for _ in range(20):
+                assert CHERKI.world(seen, rng).locked[q] not in since
+            checked += 1
+    assert checked > 20, checked
+
+
+def test_a_cherki_deal_ended_by_the_cap_mid_turn_has_worlds_with_nine_cards_on_turn():
+    """The cap falls after a draw: the seat on turn holds nine; every other seat's world
+    gives it nine too, and ends as the deal did."""
+    rng = random.Random(2)
+    for seed in range(30):
+        state = CHERKI.new_state("standard", 3, seed)
+        state.moves = 249  # the next move is the last
+        if "draw" not in state.legal_actions():
+            continue
+        state.apply("draw")
+        assert state.is_over() and state.reason == "cap"
+        mover = next(p for p in range(3) if sum(state.hands[p]) == 9)
+        for seat in range(3):
+            world = CHERKI.world(state.observation(seat), rng)
+            assert sum(world.hands[mover]) == 9 and world.result() == state.result()
+            assert world.observation(seat) == state.observation(seat)
+        return
+    pytest.fail("no deal to draw from")

@@ -15,11 +15,12 @@ whatever the suit), or the honour itself. Actions are short strings:
 
 Observation of a seat: ``seat``, ``players`` (3), ``dealer``, ``phase`` (``turn``: may call,
 draw or take; ``discard``: holds nine; ``over``), ``to_move``, ``move``, ``hand`` (own
-cards), ``called`` (per seat, true once it called), ``locked`` (own locked pair kind, or
-null), ``pile`` (the discards still there, top last), ``discards`` and ``takes`` (every one,
-in order, with the seat and the move), ``drawn`` (the card this seat just drew or took,
-while it must discard; else null), ``draws`` (per seat), ``stock`` (a count), ``winner`` and
-``winning_hand`` once won. The legal actions come beside it, to the mover.
+cards), ``called`` (per seat, true once it called), ``calls`` (per seat, the move of its
+call, or null), ``locked`` (own locked pair kind, or null), ``pile`` (the discards still
+there, top last), ``discards`` and ``takes`` (every one, in order, with the seat and the
+move), ``drawn`` (the card this seat just drew or took, while it must discard; else null),
+``draws`` (per seat), ``stock`` (a count), ``winner`` and ``winning_hand`` once won. The
+legal actions come beside it, to the mover.
 
 Choices where the rules page is silent (each has a test):
 
@@ -113,6 +114,7 @@ class CherkiState(Finished):
         self.takes: list[dict] = []
         self.draws = [0, 0, 0]
         self.locked: list[int | None] = [None, None, None]
+        self.call_moves: list[int | None] = [None, None, None]  # the move of each call
         self.to_move = (dealer + 1) % 3
         self.phase = "turn"
         self.last_drawn: int | None = None
@@ -185,7 +187,7 @@ class CherkiState(Finished):
             self._end(None, "cap")
 
     def _call(self, p: int, pair: int) -> None:
-        self.locked[p] = pair
+        self.locked[p], self.call_moves[p] = pair, self.moves
         self._event(p, "call", pair=KIND_NAMES[pair])
 
     def _pick_up(self, p: int, how: str) -> None:
@@ -216,7 +218,7 @@ class CherkiState(Finished):
         self.discards.append((p, f, self.moves))
         self.forced = None
         if call is not None:
-            self.locked[p] = call
+            self.locked[p], self.call_moves[p] = call, self.moves
         if self.events is not None:
             self._event(p, "discard", card=FACE_NAMES[f],
                         call=KIND_NAMES[call] if call is not None else None)
@@ -257,6 +259,7 @@ class CherkiState(Finished):
         new.stock, new.pile = list(self.stock), list(self.pile)
         new.discards, new.takes = list(self.discards), list(self.takes)
         new.draws, new.locked = list(self.draws), list(self.locked)
+        new.call_moves = list(self.call_moves)
         new.winning_hand = list(self.winning_hand) if self.winning_hand else None
         new.events = None
         return new
@@ -338,6 +341,7 @@ class CherkiState(Finished):
             "phase": self.phase, "to_move": self.to_move, "move": self.moves,
             "hand": [FACE_NAMES[f] for f in self.hand_list(seat)],
             "called": [lock is not None for lock in self.locked],
+            "calls": list(self.call_moves),
             "locked": KIND_NAMES[self.locked[seat]] if self.locked[seat] is not None else None,
             "pile": [FACE_NAMES[f] for f in self.pile],
             "discards": [{"seat": p, "card": FACE_NAMES[f], "move": m}
@@ -387,11 +391,14 @@ def _ways(pool: list[int], need: list[int]) -> int:
     return out
 
 
-def _ready_needs(pool: list[int], known: list[int], size: int, ninth: bool):
+def _ready_needs(pool: list[int], known: list[int], size: int, ninth: bool,
+                 excluded: frozenset = frozenset()):
     """``(weights, needs)`` over READY_PATTERNS for a called hand: how many unseen cards of
     each kind complete it around its ``known`` kinds (``size`` unseen cards in all), weighted
     by the ways to choose them - and, with a ``ninth`` card (drawn, must be discarded: not
-    of the pair's kind, or it would have won), by the ways to choose that one too."""
+    of the pair's kind, or it would have won), by the ways to choose that one too. No pair
+    of an ``excluded`` kind (one the caller has discarded since it called: drawn, that card
+    would have won)."""
     weights, needs = [], []
     total = sum(pool)
     for k, a, b in READY_PATTERNS:
@@ -399,7 +406,7 @@ def _ready_needs(pool: list[int], known: list[int], size: int, ninth: bool):
         need[k] += 2
         need[a] += 3
         need[b] += 3
-        if min(need) < 0 or sum(need) != size:
+        if min(need) < 0 or sum(need) != size or k in excluded:
             weights.append(0)
             needs.append(need)
             continue
@@ -425,7 +432,10 @@ class Cherki(Game):
     draw_probability = 0.5
     season_batch = 256  # about 8 ms a deal with three sandboxed bots
     seatings = "all"  # duplicate deals go through all six seatings of three bots
-    rules_version = 2  # 2: discards and takes carry their move, and a seat sees its drawn card
+    #: 2: discards and takes carry their move, and a seat sees its drawn card; 3: the
+    #: observation says when each seat called (a world's caller never gets a pair kind it
+    #: has discarded since)
+    rules_version = 3
 
     def new_state(self, variant: str, players: int, seed: int,
                   record: bool = False) -> CherkiState:
@@ -451,7 +461,10 @@ class Cherki(Game):
         cards known to be in a hand (a take, until that seat discards a card of that face)
         and every count, and each seat that has called holding a ready hand (two triples
         and a pair; with a ninth card if it drew and must discard it, not of the pair's
-        kind). A called hand is drawn by its kind pattern, weighted by the ways to fill it,
+        kind), whose pair is of no kind it has discarded since it called (``calls``). The
+        world of a finished deal is finished too, with its result: a winner holds its
+        winning hand; at the cap the seat whose turn it was may hold nine cards. A called
+        hand is drawn by its kind pattern, weighted by the ways to fill it,
         then its cards; with two callers the second one's count of ways accepts the first
         (rejection), so the pair of hands is uniform too. Not used: what a seat's choices
         imply (a seat that has not called may hold a ready hand). Reads only the
@@ -474,25 +487,43 @@ class Cherki(Game):
             elif f in known[p]:
                 known[p].remove(f)
         known[me] = []
+        over = o["phase"] == "over"
+        winner = o.get("winner") if over else None
+        others = [(me + 1) % 3, (me + 2) % 3]
+        if winner is not None and winner != me:  # shown: its winning hand
+            known[winner] = [face(n) for n in o["winning_hand"]]
         unseen = [f for f in range(30) for _ in range(4)]
         for f in own + pile + known[(me + 1) % 3] + known[(me + 2) % 3]:
-            unseen.remove(f)
+            try:
+                unseen.remove(f)
+            except ValueError:
+                raise GameError("no world fits this observation") from None
         discarding = o["phase"] == "discard"
         sizes = [9 if discarding and o["to_move"] == p else 8 for p in range(3)]
-        others = [(me + 1) % 3, (me + 2) % 3]
-        callers = [p for p in others if o["called"][p]]
+        if winner is not None:
+            sizes[winner] = 9
+        elif over and 120 - len(own) - len(pile) - o["stock"] == 17:  # the cap, mid-turn
+            last = max(o["discards"], key=lambda d: d["move"], default=None)
+            turn = (last["seat"] if last else o["dealer"]) + 1
+            sizes[next(q for q in (turn % 3, (turn + 1) % 3) if q != me)] = 9
+        callers = [p for p in others if o["called"][p] and p != winner]
+        call_moves = o.get("calls") or [None, None, None]
+        excluded = {q: frozenset(KIND[face(d["card"])] for d in o["discards"]
+                                 if d["seat"] == q and call_moves[q] is not None
+                                 and d["move"] > call_moves[q]) for q in callers}
         by_kind = [[f for f in unseen if KIND[f] == k] for k in range(12)]
         pool = [len(cards) for cards in by_kind]
         first = None
         if callers:
             q = callers[0]
-            first = _ready_needs(pool, self._kinds(known[q]), 8 - len(known[q]), sizes[q] == 9)
+            first = _ready_needs(pool, self._kinds(known[q]), 8 - len(known[q]), sizes[q] == 9,
+                                 excluded[q])
             if not any(first[0]):
                 raise GameError("no world fits this observation")
         if len(callers) == 2:  # the second caller's ways with every unseen card: a bound
             q = callers[1]
             bound = sum(_ready_needs(pool, self._kinds(known[q]), 8 - len(known[q]),
-                                     sizes[q] == 9)[0])
+                                     sizes[q] == 9, excluded[q])[0])
         while True:
             hands = {me: list(own)}
             locks: dict[int, int] = {}
@@ -507,7 +538,8 @@ class Cherki(Game):
                     weights, needs = first
                 else:
                     weights, needs = _ready_needs(counts, self._kinds(known[q]),
-                                                  8 - len(known[q]), sizes[q] == 9)
+                                                  8 - len(known[q]), sizes[q] == 9,
+                                                  excluded[q])
                     if rng.random() * bound >= sum(weights):
                         accepted = False
                         break
@@ -532,6 +564,8 @@ class Cherki(Game):
                     n = sizes[q] - len(known[q])
                     hands[q] = known[q] + rest[:n]
                     rest = rest[n:]
+            if winner is not None:
+                locks[winner] = self._winning_kind(o, known[winner] if winner != me else own)
             if len(rest) != o["stock"]:
                 raise GameError("no world fits this observation")
             state = CherkiState([hands[p] for p in range(3)], rest, o["dealer"])
@@ -542,9 +576,15 @@ class Cherki(Game):
             if o["locked"] is not None:
                 locks[me] = KINDS[o["locked"]]
             state.locked = [locks.get(p) for p in range(3)]
+            state.call_moves = list(call_moves)
             state.moves, state.phase = o["move"], o["phase"]
             state.to_move = o["to_move"]
             state.stock_out = o["stock"] == 0
+            if over:
+                if winner is not None:
+                    state.winning_hand = state.hand_list(winner)
+                state._end(winner, "win" if winner is not None else
+                           "stock" if o["stock"] == 0 else "cap")
             if discarding:
                 mover = o["to_move"]
                 drawn = face(o["drawn"]) if mover == me and o["drawn"] else ninths.get(mover)
@@ -552,6 +592,18 @@ class Cherki(Game):
                 if state.locked[mover] is not None:
                     state.forced = drawn
             yield state
+
+    @staticmethod
+    def _winning_kind(o: dict, hand: list[int]) -> int:
+        """A winner's locked kind, as far as a seat can tell: its own, or the kind of the
+        discard it took to win, or else one of the kinds it holds three of."""
+        if o["locked"] is not None and o["winner"] == o["seat"]:
+            return KINDS[o["locked"]]
+        took = [t for t in o["takes"] if t["seat"] == o["winner"] and t["move"] == o["move"]]
+        if took:
+            return KIND[face(took[-1]["card"])]
+        counts = Cherki._kinds(hand)
+        return next(k for k in range(12) if counts[k] >= 3)
 
     @staticmethod
     def _kinds(cards: list[int]) -> list[int]:
