@@ -69,3 +69,34 @@ def test_known_hand_cards_are_public_in_every_observation():
         "to_move": 1, "partial": True})
     assert state.observation(1)["seats"][0]["known"] == ["KD"]
     assert state.observation(0)["seats"][0]["known"] == ["KD"]
+
+
+def _whole(variant="german", pile=(), hand_sizes=(3, 3)):
+    """A whole deck, dealt: hands of the given sizes, three face-up and three face-down
+    each, the ``pile`` given, the rest the stock."""
+    from arena.cards import FULL_DECK, name
+
+    cards = [name(c) for c in FULL_DECK if name(c) not in pile]
+    seats = []
+    for size in hand_sizes:
+        seats.append({"hand": cards[:size], "faceup": cards[size:size + 3],
+                      "facedown": cards[size + 3:size + 6]})
+        cards = cards[size + 6:]
+    return {"players": seats, "pile": list(pile), "stock": cards, "to_move": 0}
+
+
+def test_a_whole_deal_cannot_hold_a_pile_no_play_could_make():
+    """A 7 may not go on a 9 (in ``german`` a seven is transparent only once down)."""
+    with pytest.raises(GameError, match="pile: 7C cannot lie on 9D"):
+        GAME.from_deal("german", _whole(pile=["5S", "9D", "7C"]))
+    with pytest.raises(GameError, match=r"pile: 4H cannot lie on 7C \(4 may not go on 5"):
+        GAME.from_deal("german", _whole(pile=["5S", "7C", "4H"]))  # the 7 shows the 5
+    GAME.from_deal("german", _whole(pile=["5S", "7C", "6H"]))  # a 6 goes on a 7 over a 5
+    GAME.from_deal("german", _whole(pile=["9D", "2S", "3H"]))  # a 2 clears it
+    GAME.from_deal("german", {**_whole(pile=["9D", "7C"]), "partial": True})  # a puzzle
+
+
+def test_a_whole_deal_gives_every_hand_three_cards_while_the_stock_lasts():
+    with pytest.raises(GameError, match="seat 0 holds 1 hand card"):
+        GAME.from_deal("swedish", _whole(hand_sizes=(1, 3)))
+    GAME.from_deal("swedish", {**_whole(hand_sizes=(1, 3)), "partial": True})

@@ -130,7 +130,10 @@ def test_plays_are_one_per_rank_count_and_known_copies_and_keep_the_rest_known(
     """Every variant, 2-8 players (two decks from 6): no legal list holds an action twice;
     of every rank it offers, one play per (count, known copies used), none missing; and
     after a play from the hand the others are sure of exactly the known copies it left."""
-    from arena.games.vandtia import _PLAY_CARDS
+    from arena.cards import parse
+
+    def cards_of(action):
+        return tuple(parse(w) for w in action.split()[1:])
 
     variant, players = config
     state = GAME.new_state(variant, players, seed)
@@ -140,7 +143,7 @@ def test_plays_are_one_per_rank_count_and_known_copies_and_keep_the_rest_known(
         assert len(set(legal)) == len(legal), legal
         p = state.to_move
         hand, known = list(state.hands[p]), list(state.known[p])
-        plays = [_PLAY_CARDS[a] for a in legal if a.startswith("play ")]
+        plays = [cards_of(a) for a in legal if a.startswith("play ")]
         if hand and plays and state.must_include is None and not state.swapping:
             by_rank: dict[int, set] = {}
             for cards in plays:
@@ -153,5 +156,5 @@ def test_plays_are_one_per_rank_count_and_known_copies_and_keep_the_rest_known(
         action = legal[rng.randrange(len(legal))]
         state.apply(action)
         if action.startswith("play ") and hand and not state.is_over():
-            cards = _PLAY_CARDS[action]
+            cards = cards_of(action)
             assert Counter(state.known[p]) == Counter(known) - Counter(cards), (action, known)

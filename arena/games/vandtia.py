@@ -1049,7 +1049,11 @@ class Vandtia(Game):
         Every card of the variant's deck(s) must be somewhere - unless ``"partial": true``,
         for puzzle positions - and no more than once per deck. A seat's ``known`` cards are
         hand cards everyone has seen (picked up or swapped). A pile never holds a 10, nor
-        four of one rank on top: either would have burned it."""
+        four of one rank on top: either would have burned it. A whole deal (not
+        ``partial``) must also be one play can reach: each pile card could go on the pile
+        beneath it (a 7 not on a 9; in ``german`` a 7 is played under the ordinary rule and
+        only counts as transparent once down), and every hand holds three cards or more
+        while the stock lasts (a hand is filled up to three after every play)."""
         if not isinstance(deal, dict) or not isinstance(deal.get("players"), list):
             raise GameError("a deal is an object with a 'players' list")
         check_keys(deal, self.DEAL_KEYS, "deal")
@@ -1100,6 +1104,9 @@ class Vandtia(Game):
             raise GameError("deal: a 10 in the pile (a 10 burns the pile)")
         if len(pile) >= 4 and len({C.rank(c) for c in pile[-4:]}) == 1:
             raise GameError("deal: four of one rank on top of the pile (they burn it)")
+        whole = not deal.get("partial", False)
+        if whole:
+            self._check_pile(pile, RULES[variant][2])
         dealer = deal.get("dealer", 0)
         to_move = deal.get("to_move")
         out = deal.get("out", [])
@@ -1122,11 +1129,28 @@ class Vandtia(Game):
                                 "holds no cards")
             if held and stock and not hands[p]:
                 raise GameError(f"deal: seat {p} has no hand cards while the stock lasts")
+            if whole and stock and len(hands[p]) < 3:
+                raise GameError(f"deal: seat {p} holds {len(hands[p])} hand card(s) while the "
+                                "stock lasts (a hand is filled up to three after every play; "
+                                'add "partial": true for a puzzle position)')
         if to_move in out:
             raise GameError("deal: to_move is a seat that is already out")
         if record:
             state.events.append(self._deal_event(state))
         return state
+
+    @staticmethod
+    def _check_pile(pile: list[int], transparent7: bool) -> None:
+        """GameError unless each pile card could be played on the cards beneath it."""
+        top = 0
+        for i, c in enumerate(pile):
+            r = c >> 2
+            if top > 2 and r not in (2, 10) and r < top:
+                raise GameError(f"deal: pile: {C.name(c)} cannot lie on {C.name(pile[i - 1])} "
+                                f"({C.RANK_NAMES[r]} may not go on {C.RANK_NAMES[top]}; "
+                                'add "partial": true for a puzzle position)')
+            if not (transparent7 and r == 7):
+                top = 0 if r == 2 else r
 
     def world(self, observation: dict, rng: random.Random) -> VandtiaState:
         """A full state consistent with everything the observing seat knows, its hidden
