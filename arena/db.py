@@ -369,18 +369,39 @@ def exclusive(engine, key: str):
             conn.commit()
 
 
+def register_bots(session, bots: list[BotRow]) -> None:
+    """Record each bot version (name, game, code hash) unless it is recorded already - by
+    one statement that is a no-op on a row another runner has just made (``INSERT ... ON
+    CONFLICT DO NOTHING``, SQLite and PostgreSQL), so runners starting together on one
+    database never fail on each other's rows."""
+    if not bots:
+        return
+    rows = [{"name": b.name, "game": b.game, "version": b.version, "source": b.source,
+             "code_hash": b.code_hash} for b in bots]
+    dialect = session.get_bind().dialect.name
+    if dialect in ("sqlite", "postgresql"):
+        if dialect == "sqlite":
+            from sqlalchemy.dialects.sqlite import insert as dialect_insert
+        else:
+            from sqlalchemy.dialects.postgresql import insert as dialect_insert
+        session.execute(dialect_insert(BotRow).values(rows).on_conflict_do_nothing(
+            index_elements=["name", "game", "code_hash"]))
+        return
+    for row in rows:  # any other database: each on its own savepoint
+        try:
+            with session.begin_nested():
+                session.add(BotRow(**row))
+        except IntegrityError:
+            pass
+
+
 def create_season(engine, defn, bots: list[BotRow], fixtures: int, rules: int = 1) -> SeasonRow:
     """Store a new season definition (ArenaError if the name is taken). Runners creating
     seasons at the same moment take turns, so a bot version is recorded once."""
     with exclusive(engine, "arena:create-season"), Session(engine) as session:
+        register_bots(session, bots)  # first, a write: SQLite then holds the write lock
         if session.exec(select(SeasonRow).where(SeasonRow.name == defn.name)).first():
             raise ArenaError(f"a season named {defn.name!r} exists (resume it, or pick a name)")
-        for bot in bots:
-            known = session.exec(select(BotRow).where(
-                BotRow.name == bot.name, BotRow.game == bot.game,
-                BotRow.code_hash == bot.code_hash)).first()
-            if known is None:
-                session.add(bot)
         hashes = {b.name: b.code_hash for b in bots}
         row = SeasonRow(name=defn.name, game=defn.game, variant=defn.variant,
                         players=defn.players, bots=dumps(list(defn.bots)), rounds=defn.rounds,

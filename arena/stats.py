@@ -11,13 +11,22 @@ unpaired games (fastchess, OpenBench and fishtest score chess openings the same 
 
 Sources:
 
-* Score, its variance and the Elo interval: the normal approximation on pairs, as in
-  fastchess and OpenBench (``OpenBench/stats.py``): mean pair score ``m``, variance
-  ``v = sum p_i (s_i - m)^2``, interval ``m +- z sqrt(v / N)`` mapped through the logistic
-  ``Elo(s) = -400 log10(1 / s - 1)``, with ``z = Phi^-1(0.975)``. Reference: counts
-  [398, 4112, 7672, 4336, 430] give Elo +2.95 +- 2.18 and [56, 1144, 2546, 1310, 77] give
-  +7.04 +- 3.62 (published OpenBench results; tests/test_stats.py).
-* LOS (likelihood of superiority): ``Phi((m - 1/2) / sqrt(v / N))``.
+* Score, its variance and the Elo interval, on pairs, as in OpenBench (``OpenBench/
+  stats.py``): mean pair score ``m``, variance ``v = sum p_i (s_i - m)^2``, interval
+  ``m +- q sqrt(v / N)`` mapped through the logistic ``Elo(s) = -400 log10(1 / s - 1)``,
+  with ``q`` Student's t quantile at 0.975 with ``N - 1`` degrees of freedom (OpenBench's
+  since late 2024: a few pairs give an honestly wide interval; many give the normal one).
+  Reference: counts [398, 4112, 7672, 4336, 430] give Elo +2.95 +- 2.18,
+  [56, 1144, 2546, 1310, 77] give +7.04 +- 3.62, and [1, 2, 3, 4, 5] give [-4.2, +287.2]
+  (published OpenBench results; tests/test_stats.py).
+* **Regularisation**, as fishtest's (``LLRcalc.regularize``, ``stat_util.elo``): a table is
+  given a count of 1e-3 at each score it lacks of those a pair may have - the five of a
+  pentanomial; for a field table (more seats, any score in 0-1) its two ends, 0 and 1 -
+  and an expected score is kept within [0.001, 0.999]. So a table in which every pair
+  scored alike still has a width, no Elo is infinite (ten double wins: +1199.8 +- 188.9
+  with the normal quantile, fishtest's figure; seven split pairs: 0 +- 4.9), and the SPRT
+  of a candidate that never did worse than the baseline moves (its LLR is not 0).
+* LOS (likelihood of superiority): ``Phi((m - 1/2) / sqrt(v / N))``, regularised.
 * SPRT: the generalised sequential probability ratio test of fishtest
   (``server/fishtest/stats/LLRcalc.py``, ``LLR_logistic``; M. Van den Bergh,
   "Maximum likelihood estimation for a multinomial distribution with a given expectation",
@@ -52,13 +61,80 @@ def phi(x: float) -> float:
     return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
 
 
+#: an expected score is kept within [EPSILON, 1 - EPSILON] (fishtest's ``stat_util.elo``):
+#: Elo lies within +-1199.8
+EPSILON = 1e-3
+#: the count a lacking score of a table is given (fishtest's ``LLRcalc.regularize``)
+PSEUDO = 1e-3
+
+
 def elo(score: float) -> float:
-    """Logistic Elo difference of an expected score (``inf`` at 1, ``-inf`` at 0)."""
-    if score <= 0.0:
-        return -math.inf
-    if score >= 1.0:
+    """Logistic Elo difference of an expected score, the score kept within [0.001, 0.999]:
+    never infinite (at most +-1199.8)."""
+    score = min(max(score, EPSILON), 1.0 - EPSILON)
+    return -400.0 * math.log10(1.0 / score - 1.0) + 0.0  # never -0.0
+
+
+def regularise(table: dict[float, float]) -> dict[float, float]:
+    """``table`` with a count of 1e-3 at each score it lacks of those a pair may have: the
+    pentanomial's five, or for any other table 0 and 1 (module docstring)."""
+    support = PENTANOMIAL if set(table) <= set(PENTANOMIAL) else (0.0, 1.0)
+    out = {s: c for s, c in table.items() if c > 0}
+    for s in support:
+        if out.get(s, 0) <= 0:
+            out[s] = PSEUDO
+    return out
+
+
+def t_quantile(p: float, df: float) -> float:
+    """Student's t quantile (the inverse of its distribution function), by bisection on
+    the regularised incomplete beta function."""
+    if df <= 0:
         return math.inf
-    return -400.0 * math.log10(1.0 / score - 1.0)
+    lo, hi = -1e3, 1e3
+    for _ in range(200):
+        mid = (lo + hi) / 2.0
+        if t_cdf(mid, df) < p:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-13:
+            break
+    return (lo + hi) / 2.0
+
+
+def t_cdf(x: float, df: float) -> float:
+    """Student's t distribution function."""
+    tail = 0.5 * _incomplete_beta(df / 2.0, 0.5, df / (df + x * x))
+    return 1.0 - tail if x > 0 else tail
+
+
+def _incomplete_beta(a: float, b: float, x: float) -> float:
+    """The regularised incomplete beta function I_x(a, b), by its continued fraction
+    (modified Lentz), on the side where it converges fast."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+                     + a * math.log(x) + b * math.log1p(-x))
+    if x > (a + 1.0) / (a + b + 2.0):
+        return 1.0 - _incomplete_beta(b, a, 1.0 - x)
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    f = d
+    for m in range(1, 500):
+        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + numerator * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            f *= c * d
+        if abs(c * d - 1.0) < 1e-15:
+            break
+    return front * f / a
 
 
 def expected_score(elo_difference: float) -> float:
@@ -93,17 +169,18 @@ def _moments(table: dict[float, float]) -> tuple[float, float, float]:
     return n, mean, var
 
 
-def estimate(table: dict[float, float]) -> Estimate:
-    """Score, Elo with its 95 % interval and LOS of a table ``{pair score: count}``."""
-    n, mean, var = _moments(table)
-    if n == 0:
-        return Estimate(0, 0.5, 0.0, 0.0, -math.inf, math.inf, 0.5)
-    error = Z975 * math.sqrt(var / n)
-    if var == 0:
-        los = 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5
-    else:
-        los = phi((mean - 0.5) / math.sqrt(var / n))
-    return Estimate(n, mean, var, elo(mean), elo(mean - error), elo(mean + error), los)
+def estimate(table: dict[float, float], quantile: str = "t") -> Estimate:
+    """Score, Elo with its 95 % interval and LOS of a table ``{pair score: count}``,
+    regularised; the interval Student's (``quantile="t"``, df = pairs - 1) or the normal
+    one (``"normal"``, fishtest's). ``pairs`` counts the pairs played."""
+    played = float(sum(table.values()))
+    if played <= 0:
+        return Estimate(0, 0.5, 0.0, 0.0, -elo(1.0), elo(1.0), 0.5)
+    n, mean, var = _moments(regularise(table))
+    q = Z975 if quantile == "normal" or played < 2 else t_quantile(0.975, played - 1)
+    error = q * math.sqrt(var / n)
+    los = phi((mean - 0.5) / math.sqrt(var / n))
+    return Estimate(played, mean, var, elo(mean), elo(mean - error), elo(mean + error), los)
 
 
 def sprt_bounds(alpha: float = 0.05, beta: float = 0.05) -> tuple[float, float]:
@@ -137,11 +214,11 @@ def _fit(pdf: list[tuple[float, float]], s: float) -> list[float]:
 
 def llr(table: dict[float, float], elo0: float, elo1: float) -> float:
     """The generalised log-likelihood ratio of H1 (Elo ``elo1``) against H0 (``elo0``),
-    logistic Elo, as fishtest computes it (module docstring). 0 while the table cannot
-    tell: fewer than two distinct scores, or the hypotheses' scores outside its range."""
-    if set(table) == set(PENTANOMIAL):  # fishtest's regularisation of a pentanomial
-        table = {s: (c if c > 0 else 1e-3) for s, c in table.items()}
-    table = {s: c for s, c in table.items() if c > 0}
+    logistic Elo, as fishtest computes it, on the regularised table (module docstring). 0
+    while it cannot tell: an empty table, or the hypotheses' scores outside its range."""
+    if not any(c > 0 for c in table.values()):
+        return 0.0
+    table = regularise(table)
     n = float(sum(table.values()))
     s0, s1 = expected_score(elo0), expected_score(elo1)
     if len(table) < 2 or not min(table) < min(s0, s1) <= max(s0, s1) < max(table):

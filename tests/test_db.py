@@ -61,3 +61,53 @@ def test_a_missing_driver_names_the_package_to_install():
     with pytest.raises(ArenaError, match=r"driver MySQLdb is not installed \(pip install "
                                          "'mysqlclient'\\)"):
         db.connect("mysql://u:p@127.0.0.1/d")
+
+
+def _create_at_once(url, name, barrier, errors):
+    from arena.scheduler import SeasonDef
+
+    engine = db.connect(url)
+    bots = [db.BotRow(name=n, game="vandtia", version="1", source="test", code_hash=h)
+            for n, h in (("random", "r1"), ("greedy", "g1"), ("first", "f1"))]
+    defn = SeasonDef(name, "vandtia", "cardems", 2, ("random", "greedy", "first"), 1, 1)
+    barrier.wait()
+    try:
+        db.create_season(engine, defn, bots, 6)
+    except Exception as e:  # noqa: BLE001 - collected for the assertion
+        errors.put(f"{type(e).__name__}: {e}")
+    finally:
+        engine.dispose()
+
+
+def _many_runners_register_the_same_bots(url):
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    for attempt in range(3):
+        barrier, errors = ctx.Barrier(8), ctx.Queue()
+        procs = [ctx.Process(target=_create_at_once,
+                             args=(url, f"s{attempt}-{i}", barrier, errors))
+                 for i in range(8)]
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join()
+        found = []
+        while not errors.empty():
+            found.append(errors.get())
+        assert not found, found
+    engine = db.connect(url)
+    with db.Session(engine) as session:
+        rows = session.exec(db.select(db.BotRow)).all()
+        assert sorted((r.name, r.code_hash) for r in rows) == [
+            ("first", "f1"), ("greedy", "g1"), ("random", "r1")]
+        assert len(session.exec(db.select(db.SeasonRow)).all()) == 24
+
+
+def test_runners_creating_seasons_at_once_on_a_fresh_sqlite_file_record_each_bot_once(
+        tmp_path):
+    _many_runners_register_the_same_bots(f"sqlite:///{tmp_path}/fresh.db")
+
+
+def test_runners_creating_seasons_at_once_on_postgresql_record_each_bot_once(pg):
+    _many_runners_register_the_same_bots(pg)

@@ -47,8 +47,8 @@ def test_greedy_against_random_accepts_h1_in_a_few_hundred_pairs(tmp_path):
     assert out["sprt"]["decision"] == "H1" and out["pairs"] < 300
     assert out["pairs"] * 2 == out["games"] == out["wins"] + out["draws"] + out["losses"]
     assert sum(out["pentanomial"]) == out["pairs"]
-    # the interval lies above 0; when every pair was won both ways it is unbounded (null)
-    assert (out["elo_low"] is None and out["score"] == 1) or out["elo_low"] > 0
+    # the interval lies above 0 (regularised: finite when every pair was won both ways too)
+    assert out["elo_low"] > 0 and out["elo_high"] < 1200
     assert out["los"] > 0.99
 
 
@@ -59,6 +59,17 @@ def test_random_against_random_does_not_accept_h1(tmp_path):
                        "--format", "json", db_path=tmp_path / "m.db",
                        bots_dir=tmp_path / "bots"))
     assert out["sprt"]["decision"] != "H1"
+
+
+def test_the_default_name_tells_games_and_variants_apart(tmp_path):
+    """The same bots and seed in two variants are two matches, each resumed by its own."""
+    names = []
+    for variant in ("cardems", "german"):
+        out = result(arena("greedy", "random", "--variant", variant, "--seed", "5",
+                           "--games", "8", "--format", "json", db_path=tmp_path / "m.db"))
+        names.append(out["match"])
+    assert names == ["match-vandtia-cardems-greedy-random-5",
+                     "match-vandtia-german-greedy-random-5"]
 
 
 MATCH = ("greedy", "first", "--sprt", "elo0=0,elo1=10", "--seed", "3", "--public-seed",
@@ -124,7 +135,8 @@ def test_a_gauntlet_plays_one_match_against_each_opponent(tmp_path):
     out = json.loads(run.stdout)
     assert [(m["candidate"], m["baseline"], m["pairs"]) for m in out] == [
         ("greedy", "random", 10), ("greedy", "first", 10)]
-    assert [m["match"] for m in out] == ["gauntlet-greedy-4-random", "gauntlet-greedy-4-first"]
+    assert [m["match"] for m in out] == ["gauntlet-vandtia-cardems-greedy-4-random",
+                                      "gauntlet-vandtia-cardems-greedy-4-first"]
     table = subprocess.run([sys.executable, "-m", "arena", "gauntlet", "greedy", "--against",
                             "random,first", "--games", "20", "--seed", "4"],
                            env={**env, "COLUMNS": "80"}, capture_output=True, text=True,

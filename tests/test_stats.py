@@ -80,11 +80,46 @@ def test_bad_parameters_are_refused(call):
         call()
 
 
-def test_an_empty_or_one_sided_table():
+def test_an_empty_table_says_nothing():
     e = estimate({})
-    assert e.pairs == 0 and e.score == 0.5
-    assert llr({0.5: 10}, 0, 5) == 0.0  # one score only: nothing to tell
-    assert estimate({1.0: 3}).los == 1.0 and estimate({1.0: 3}).elo == math.inf
+    assert e.pairs == 0 and e.score == 0.5 and e.elo == 0.0
+    assert llr({}, 0, 5) == 0.0
+
+
+@pytest.mark.parametrize("counts, elo, error", [
+    ([0, 0, 0, 0, 10], 1199.8, 188.9),  # ten double wins
+    ([0, 0, 7, 0, 0], 0.0, 4.9),  # seven split pairs
+])
+def test_a_table_of_one_score_is_regularised_as_fishtest_does(counts, elo, error):
+    """fishtest's stat_util.get_elo on these pentanomials (zero counts 1e-3, scores kept
+    within [0.001, 0.999]): a width, and no infinite Elo."""
+    e = estimate(pentanomial(counts), quantile="normal")
+    assert round(e.elo, 1) == elo and round(e.elo_error, 1) == error
+    assert e.pairs == sum(counts)
+    assert all(math.isfinite(x) for x in (e.elo, e.elo_low, e.elo_high))
+    assert 0 < estimate(pentanomial(counts)).elo_error  # Student's interval: wider still
+
+
+def test_a_field_table_is_regularised_so_its_sprt_moves():
+    """A candidate never placing worse than the baseline (no pair below 1/2): the table is
+    given its ends, 0 and 1, and the LLR is no longer 0."""
+    table = {0.5: 70, 0.625: 20, 0.75: 10}
+    e = estimate(table)
+    assert round(e.elo, 1) == 34.9 and e.elo_low > 0
+    assert llr(table, 0, 10) > 1.0
+    assert sprt({s: 2 * c for s, c in table.items()}, 0, 10).decision == "H1"  # it ends
+
+
+def test_the_interval_is_students_as_openbench_gives_it_for_few_pairs():
+    """OpenBench (since late 2024): t quantile with pairs - 1 degrees of freedom."""
+    e = estimate(pentanomial([1, 2, 3, 4, 5]))
+    assert (round(e.elo_low, 1), round(e.elo_high, 1)) == (-4.2, 287.2)
+
+
+@pytest.mark.parametrize("df", [1, 2, 3, 5, 9, 14, 30, 100, 1000, 100000])
+def test_the_t_quantile_is_scipys(df):
+    assert stats.t_quantile(0.975, df) == pytest.approx(scipy.stats.t.ppf(0.975, df),
+                                                        rel=1e-10)
 
 
 def test_los_is_the_normal_probability_of_a_positive_difference():

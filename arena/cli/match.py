@@ -70,7 +70,8 @@ def match_options(f):
                      help="For a game of more seats: the bots of the other seats (one fewer "
                      "than the seats; bots may repeat). Each deal is played once per seat "
                      "by the candidate and by the baseline in that seat, the field around."),
-        click.option("--name", help="Match name (default: match-CANDIDATE-BASELINE-SEED); the "
+        click.option("--name", help="Match name (default: match-GAME-VARIANT-CANDIDATE-BASELINE-"
+                     "SEED, and -field-BOT+BOT... with a field); the "
                      "same command with the same name resumes it."),
         click.option("--workers", type=click.IntRange(min=1),
                      help="Worker processes (default: cores)."),
@@ -128,7 +129,8 @@ def gauntlet_command(registry, candidate, against, fmt, name, seed, **options) -
     if not opponents:
         raise ArenaError("--against needs at least one bot")
     seed = secrets.randbelow(2**31) if seed is None else seed
-    base = name or f"gauntlet-{candidate}-{seed}"
+    variant = registry.game(options["game"]).check(options["variant"])
+    base = name or f"gauntlet-{options['game']}-{variant}-{candidate}-{seed}"
     done = []
     for opponent in opponents:
         row, tally = play(registry, candidate, opponent, name=f"{base}-{opponent}", seed=seed,
@@ -192,7 +194,8 @@ def play(registry, candidate, baseline, game, variant, games, sprt_text, seed, f
         raise ArenaError("a match needs two different bots")
     spec = str(SprtSpec.parse(sprt_text)) if sprt_text else ""
     seed = secrets.randbelow(2**31) if seed is None else seed
-    name = name or f"match-{candidate}-{baseline}-{seed}"
+    name = name or "-".join(["match", game, variant, candidate, baseline, str(seed)]
+                            + (["field", "+".join(field)] if field else []))
     engine = _engine(registry, create=True)
     bots = tuple(dict.fromkeys((candidate, baseline, *field)))
     rounds = max(1, games // (2 * players)) if field else (games + 1) // 2
