@@ -209,7 +209,7 @@ class ISMCTS:
         margin = float(self.options.get("margin", 0.0))
         totals = dict.fromkeys(legal, 0.0)
         squares = dict.fromkeys(legal, 0.0)  # of the differences from the favourite
-        counts = dict.fromkeys(legal, 0)
+        seen = 0  # the worlds played: every action still in was played in each
         worlds = game.worlds(observation, rng)
         alive = [favourite] + [a for a in legal if a != favourite]
         rounds = 1 if deadline is not None or len(alive) < 4 else math.ceil(
@@ -229,16 +229,16 @@ class ISMCTS:
                         base = value
                     totals[action] += value
                     squares[action] += (value - base) ** 2
-                    counts[action] += 1
+                seen += 1
                 done += len(alive)
             if r < rounds - 1:
                 keep = sorted(alive[1:], key=lambda a: -totals[a])[:math.ceil(len(alive) / 2) - 1]
                 alive = [favourite] + keep
-        best = max(alive[1:], key=lambda a: totals[a] / counts[a], default=favourite)
+        best = max(alive[1:], key=lambda a: totals[a], default=favourite)
         if best == favourite:
             return favourite
-        n = counts[best]
-        mean = (totals[best] - totals[favourite]) / n  # both played in every world
+        n = seen
+        mean = (totals[best] - totals[favourite]) / n
         if mean <= 0:
             return favourite
         if margin > 0:
