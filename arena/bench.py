@@ -16,9 +16,9 @@ from pathlib import Path
 
 import orjson
 
-from .bot import make_bot
 from .cards import PUBLIC_SECRET
 from .referee import play_match
+from .sandbox.bot import make_bot
 
 
 def engine_games(game, variant: str, players: int, games: int, seed: int = 0) -> dict:
@@ -167,7 +167,7 @@ def referee_games(game, variant: str, players: int, games: int, seed: int = 0,
     (``entry``) a sandboxed worker per seat, or (``bare``) a bare random process per seat,
     each serving every game. CPU time counts the runner and, once they have exited, the bot
     processes. ``asked_per_game``: moves a bot chose (a forced move is not asked)."""
-    from .bot import PythonBot
+    from .sandbox.bot import PythonBot
 
     if entry is not None:
         bots = [make_bot(entry) for _ in range(players)]
@@ -199,11 +199,11 @@ def inflight_games(game, variant: str, players: int, games: int, seed: int = 0, 
                    inflight: int = 16) -> dict:
     """Whole matches through the referee with sandboxed bots of ``entry`` in every seat,
     ``inflight`` of them side by side, their moves asked of each process together
-    (``arena.inflight``, as a season's worker plays them). CPU time counts the runner and
+    (``arena.sandbox.inflight``, as a season's worker plays them). CPU time counts the runner and
     the bot processes, once they have exited."""
-    from . import inflight as side_by_side
-    from .sandbox import Limits
-    from .scheduler import Fixture
+    from .leagues.scheduler import Fixture
+    from .sandbox import inflight as side_by_side
+    from .sandbox.process import Limits
 
     fixtures = [Fixture(g, 0, (entry.name,) * players, seed + g) for g in range(games)]
     pools: dict = {}
@@ -301,9 +301,10 @@ def season(matches: int, workers: int, url: str | None = None, seed: int = 0,
     before that: flat in the number of matches, as fixtures and results are streamed.
     ``dask``: the matches run on a Dask LocalCluster of ``workers`` processes instead.
     ``inflight``: matches side by side per worker (default: the seasons' default)."""
-    from . import db, league
+    from . import db
+    from .leagues import league
+    from .leagues.scheduler import SeasonDef, default_batch
     from .plugins import Registry
-    from .scheduler import SeasonDef, default_batch
 
     with tempfile.TemporaryDirectory() as tmp:
         Path(tmp, "random2.py").write_text(SECOND_RANDOM)

@@ -141,7 +141,7 @@ class SubmissionRow(SQLModel, table=True):
 
 class OwnerRow(SQLModel, table=True):
     """Who a submitted bot's name belongs to (schema 6): its first author, and a hash of the
-    key made at its first submission, which a new version must show (``arena.store``)."""
+    key made at its first submission, which a new version must show (``arena.leagues.store``)."""
 
     __tablename__ = "bot_owners"
     name: str = Field(primary_key=True)

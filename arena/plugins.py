@@ -22,7 +22,7 @@ import pluggy
 
 from . import hookspecs
 from .errors import ArenaError, PluginError, UnknownBot, UnknownGame
-from .files import digest_of
+from .sandbox.files import digest_of
 
 GAME_GROUP = "arena"
 BOT_GROUP = "arena.bots"
@@ -141,7 +141,7 @@ def _check_registration(source: str, name, games, is_callable: bool = True) -> N
 
 def _manifest(path: Path) -> tuple[str, list, dict, str, dict | None]:
     """``(name, games, spec, code hash, options)`` of an executable bot's ``NAME.toml``."""
-    from .sandbox import exec_spec
+    from .sandbox.process import exec_spec
 
     try:
         data = tomllib.loads(path.read_text())
@@ -171,7 +171,7 @@ class Registry:
         self._games: dict | None = None
         self._bots: dict | None = None
         self.broken: dict[str, str] = {}  # bot source -> why it could not be loaded
-        #: submitted bots (``arena.store``): a callable giving their entries, asked once,
+        #: submitted bots (``arena.leagues.store``): a callable giving their entries, asked once,
         #: on first use; their names are ``NAME@VERSION``, and plain ``NAME`` is the latest
         self.submitted = None
         self.latest: dict[str, str] = {}  # submitted NAME -> NAME@VERSION of its latest
@@ -233,7 +233,7 @@ class Registry:
         loaded (or registers something wrong) is left out and named in ``broken``."""
         if self._bots is not None:
             return self._bots
-        from .sandbox import list_sources
+        from .sandbox.process import list_sources
 
         sources = self.bot_sources()
         python = [spec for _, spec in sources if spec["kind"] != "manifest"]

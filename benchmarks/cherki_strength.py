@@ -10,9 +10,9 @@ import argparse
 import time
 from itertools import permutations
 
-from arena.bot import PythonBot
 from arena.games.cherki import GAME
 from arena.referee import play_match
+from arena.sandbox.bot import PythonBot
 from arena_bots.greedy_cherki import GreedyCherki
 from arena_bots.randombot import RandomBot
 

@@ -21,10 +21,10 @@ import math
 import statistics
 import time
 
-from arena.bot import PythonBot
 from arena.cards import keyed_seed
 from arena.plugins import parse_entrant
 from arena.referee import play_match
+from arena.sandbox.bot import PythonBot
 from arena_bots.greedy import GreedyVandtia
 from arena_bots.greedy_cherki import GreedyCherki
 from arena_bots.greedy_tractor import GreedyTractor

@@ -9,9 +9,9 @@ Each deal is played twice with the teams' cards swapped, greedy holding seats 0+
 import argparse
 import time
 
-from arena.bot import PythonBot
 from arena.games.tractor import GAME
 from arena.referee import play_match
+from arena.sandbox.bot import PythonBot
 from arena_bots.greedy_tractor import GreedyTractor
 from arena_bots.randombot import RandomBot
 

@@ -1,7 +1,7 @@
 """The reference bots: reproducible, legal, and greedy plays as its docstring says."""
 
-from arena.bot import make_bot
 from arena.referee import play_match
+from arena.sandbox.bot import make_bot
 from arena_bots.greedy import GreedyVandtia
 
 

@@ -6,10 +6,10 @@ import subprocess
 import sys
 from itertools import permutations
 
-from arena.bot import PythonBot
 from arena.games.cherki import GAME
+from arena.leagues.scheduler import SeasonDef, fixture_count, fixtures
 from arena.referee import play_match
-from arena.scheduler import SeasonDef, fixture_count, fixtures
+from arena.sandbox.bot import PythonBot
 from arena_bots.greedy_cherki import GreedyCherki
 from arena_bots.randombot import RandomBot
 

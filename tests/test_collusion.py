@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.bot import PythonBot
 from arena.cards import keyed_seed, new_secret
+from arena.leagues.scheduler import Fixture, SeasonDef, fixtures, play_batch
 from arena.plugins import Registry
 from arena.referee import play_match
-from arena.scheduler import Fixture, SeasonDef, fixtures, play_batch
+from arena.sandbox.bot import PythonBot
 
 HOSTILE = Path(__file__).parent / "hostile"
 CLAIM = re.compile(r"LEAK via (\S+): seat (\d) holds (.*)")
@@ -206,7 +206,7 @@ def test_the_reported_season_stores_no_leak(tmp_path):
 def test_a_bot_has_a_process_for_each_seat_it_plays_of_one_deal(monkeypatch, game_name,
                                                                  variant, players, bots,
                                                                  teams, per_bot):
-    import arena.scheduler as scheduler
+    import arena.leagues.scheduler as scheduler
 
     played = []  # (deal seed, the seats' bot objects) of every match of the batch
 

@@ -64,7 +64,7 @@ def test_a_missing_driver_names_the_package_to_install():
 
 
 def _create_at_once(url, name, barrier, errors):
-    from arena.scheduler import SeasonDef
+    from arena.leagues.scheduler import SeasonDef
 
     engine = db.connect(url)
     bots = [db.BotRow(name=n, game="vandtia", version="1", source="test", code_hash=h)

@@ -21,14 +21,14 @@ from pathlib import Path
 import pytest
 from conftest import bot_file
 
-from arena import db, jail
-from arena.bot import make_bot
+from arena import db
 from arena.errors import ArenaError
 from arena.games.vandtia import GAME
-from arena.inbox import Inbox
+from arena.leagues.inbox import Inbox
 from arena.plugins import Registry
 from arena.referee import play_match
-from arena.sandbox import Limits, exec_spec
+from arena.sandbox import Limits, exec_spec, jail
+from arena.sandbox.bot import make_bot
 
 HOSTILE = Path(__file__).parent / "hostile"
 ATTACKS = HOSTILE / "attacks.py"
@@ -228,7 +228,7 @@ def test_a_manifest_naming_slash_makes_nothing_readable(tmp_path, database):
 
 def test_a_huge_file_a_manifest_names_is_hashed_once_and_never_read_whole(tmp_path,
                                                                         monkeypatch):
-    import arena.files as files
+    import arena.sandbox.files as files
     from arena.plugins import _manifest
 
     folder = tmp_path / "bots"
@@ -327,7 +327,7 @@ def test_nothing_of_a_bot_is_left_when_the_runner_is_killed(tmp_path):
 
 # -- drops: the inbox, folders, wheels -----------------------------------------------------------
 
-from arena import store  # noqa: E402
+from arena.leagues import store  # noqa: E402
 
 
 @pytest.fixture
@@ -590,7 +590,7 @@ def test_a_stored_version_changed_on_disk_does_not_run(tmp_path, league):
 def test_a_bots_folder_file_changed_mid_season_does_not_play(tmp_path):
     """Changed after a worker listed it, or before: the season stops with the reason, and
     goes on once the file is restored - it never plays the changed code."""
-    from arena.scheduler import SeasonDef, fixtures, play_batch
+    from arena.leagues.scheduler import SeasonDef, fixtures, play_batch
 
     folder = tmp_path / "bots"
     folder.mkdir()
@@ -606,7 +606,7 @@ def test_a_bots_folder_file_changed_mid_season_does_not_play(tmp_path):
     with pytest.raises(ArenaError, match="has changed since it was listed"):
         play_batch(*args, hashes=hashes)  # this process listed it before the change
     fresh = subprocess.run(
-        [sys.executable, "-c", "import sys; from arena.scheduler import play_batch, "
+        [sys.executable, "-c", "import sys; from arena.leagues.scheduler import play_batch, "
          "SeasonDef, fixtures; from arena.errors import ArenaError\n"
          f"d = SeasonDef('s', 'vandtia', 'cardems', 2, ('steady', 'random'), 2, 1)\n"
          f"try:\n    play_batch('vandtia', 'cardems', ({str(folder)!r},), '', "

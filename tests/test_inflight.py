@@ -9,11 +9,12 @@ from pathlib import Path
 import orjson
 import pytest
 
-from arena import db, league
+from arena import db
 from arena.cards import PUBLIC_SECRET
+from arena.leagues import league
+from arena.leagues.scheduler import SeasonDef
 from arena.plugins import Registry
 from arena.sandbox import Limits, Worker
-from arena.scheduler import SeasonDef
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -6,11 +6,11 @@ import sys
 
 import pytest
 
-from arena.bot import PythonBot
 from arena.games.cherki import GAME as CHERKI
 from arena.games.tractor import GAME as TRACTOR
 from arena.games.vandtia import GAME as VANDTIA
 from arena.referee import play_match
+from arena.sandbox.bot import PythonBot
 from arena_bots.ismcts import ISMCTS
 from arena_bots.randombot import RandomBot
 

@@ -21,13 +21,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from arena import db, league, stats
+from arena import db
 from arena.bench import SECOND_RANDOM
 from arena.errors import ArenaError
 from arena.games.vandtia import GAME
-from arena.ratings import Rater, Standing, rate
+from arena.leagues import league, stats
+from arena.leagues.ratings import Rater, Standing, rate
+from arena.leagues.scheduler import (
+    SeasonDef,
+    batches,
+    default_batch,
+    fixture_count,
+    fixtures,
+    round_groups,
+)
 from arena.referee import ASKING
-from arena.scheduler import SeasonDef, batches, default_batch, fixture_count, fixtures, round_groups
 from arena.views import leaderboard as views
 
 SECRET = "a secret shared by the seasons that are compared"
@@ -618,7 +626,7 @@ def test_the_leaderboard_gives_each_skill_its_interval_and_the_odds_over_the_nex
 
 def test_pairwise_figures_are_the_pentanomial_of_the_duplicate_deals(engine, registry):
     """In a two-seat season each deal is played in both seatings: a pair scores 0, ¼, ½, ¾
-    or 1, and the pairwise table is arena.stats on those counts."""
+    or 1, and the pairwise table is arena.leagues.stats on those counts."""
     row = _season(engine, registry, rounds=12)
     results = list(db.season_results(engine, row.id))
     by_deal: dict[tuple, list[float]] = {}

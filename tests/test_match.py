@@ -9,9 +9,10 @@ import sys
 import pytest
 from test_league import wait_for_matches
 
-from arena import db, stats
+from arena import db
 from arena.bench import SECOND_RANDOM
-from arena.match import SprtSpec, Tally
+from arena.leagues import stats
+from arena.leagues.match import SprtSpec, Tally
 
 
 def arena(*args, db_path, bots_dir=None, **kw):

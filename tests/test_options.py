@@ -7,11 +7,11 @@ import sys
 
 import pytest
 
-from arena.bot import make_bot
 from arena.errors import ArenaError
 from arena.games.vandtia import GAME
 from arena.plugins import Registry, parse_entrant, split_entrants
 from arena.referee import play_match
+from arena.sandbox.bot import make_bot
 
 TELLER = '''
 import json

@@ -42,7 +42,7 @@ def register_bots(register):
 RUNNER = """
 import os, sys
 from arena.plugins import Registry
-from arena.bot import make_bot
+from arena.sandbox.bot import make_bot
 from arena.referee import play_match
 registry = Registry(bots_dirs=[sys.argv[1]])
 bots = [make_bot(registry.bot(n, "vandtia")) for n in ("spy", "random")]

@@ -2,9 +2,9 @@
 
 import json
 
-from arena.bot import PythonBot, make_bot
 from arena.games.vandtia import GAME
 from arena.referee import play_match, replay
+from arena.sandbox.bot import PythonBot, make_bot
 
 
 class Crashes:

@@ -106,7 +106,7 @@ def test_a_cherki_call_shows_its_pair_only_to_the_caller_and_to_everyone():
 
 
 def test_the_rating_history_ends_at_the_standings_and_is_thinned():
-    from arena.ratings import rate
+    from arena.leagues.ratings import rate
 
     results = [(["a", "b"], [1, 2] if i % 3 else [2, 1], [1, -1], [None, None])
                for i in range(1000)]

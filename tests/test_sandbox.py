@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from arena import db, jail
-from arena.bot import make_bot
+from arena import db
 from arena.cards import names
 from arena.games.vandtia import GAME
 from arena.plugins import Registry
 from arena.referee import play_match, replay
-from arena.sandbox import Limits, layer_checks, probe
+from arena.sandbox import Limits, jail, layer_checks, probe
+from arena.sandbox.bot import make_bot
 
 TIGHT = Limits(move_s=0.3, bank_s=0.3, start_s=10, memory_mb=512)
 

@@ -1,4 +1,4 @@
-"""arena.stats against published reference values and against simulated matches."""
+"""arena.leagues.stats against published reference values and against simulated matches."""
 
 import math
 import random
@@ -8,8 +8,8 @@ import pytest
 import scipy.optimize
 import scipy.stats
 
-from arena import stats
-from arena.stats import estimate, expected_score, llr, pentanomial, sprt
+from arena.leagues import stats
+from arena.leagues.stats import estimate, expected_score, llr, pentanomial, sprt
 
 
 @pytest.mark.parametrize("counts, elo, error", [

@@ -4,11 +4,11 @@ teams' cards swapped, team ratings, and the reference bots."""
 import subprocess
 import sys
 
-from arena.bot import PythonBot
 from arena.games.tractor import GAME
-from arena.ratings import Rater, Standing
+from arena.leagues.ratings import Rater, Standing
+from arena.leagues.scheduler import SeasonDef, fixtures
 from arena.referee import play_match
-from arena.scheduler import SeasonDef, fixtures
+from arena.sandbox.bot import PythonBot
 from arena_bots.greedy_tractor import GreedyTractor
 from arena_bots.randombot import RandomBot
 

@@ -39,7 +39,8 @@ def cli(ctx: click.Context, bots_dirs: tuple[str, ...], db_url: str | None,
 
 def _submitted(registry) -> list:
     """The submitted bots of the database, if there is one (nothing is made for this)."""
-    from .. import db, store
+    from .. import db
+    from ..leagues import store
 
     try:
         engine = db.connect(registry.db_url, create=False)
@@ -136,7 +137,8 @@ def _played(registry) -> dict[str, int]:
 def _versions_table(registry, name: str, played: dict):
     from rich.table import Table
 
-    from .. import db, store
+    from .. import db
+    from ..leagues import store
 
     rows = store.versions(db.connect(registry.db_url, create=False), name)
     if not rows:
@@ -153,9 +155,9 @@ def _versions_table(registry, name: str, played: dict):
 
 def _play(registry, game_name, variant, bot_names, seed, show, omniscient, as_json,
           limits="", secret=None):
-    from ..bot import make_bot
     from ..referee import play_match, replay
-    from ..sandbox import Limits
+    from ..sandbox.bot import make_bot
+    from ..sandbox.process import Limits
     from ..views.exports import play_deal_seed, play_record
     from ..views.transcript import print_renderable, render_result, render_transcript
 

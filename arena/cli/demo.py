@@ -40,9 +40,10 @@ def free_name(taken: set[str], name: str) -> str:
 def demo(registry) -> None:
     """One match of each game and variant with the reference bots, then a short season of
     each, stored in the database (--db), with their leaderboards and what to try next."""
-    from .. import db, league
+    from .. import db
     from ..errors import masked
-    from ..scheduler import SeasonDef
+    from ..leagues import league
+    from ..leagues.scheduler import SeasonDef
     from .season import _show_leaderboard
 
     for game, variant, bot_names, seed in MATCHES:

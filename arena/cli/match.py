@@ -1,5 +1,5 @@
 """``arena match``: a candidate against a baseline on duplicate deals, thin over
-arena.match and arena.league."""
+arena.leagues.match and arena.leagues.league."""
 
 from __future__ import annotations
 
@@ -162,10 +162,11 @@ def play(registry, candidate, baseline, game, variant, games, sprt_text, seed, f
          workers, executor, scheduler, limits, inflight, secret_from, public_seed,
          quiet=False):
     """Create (or resume) the match and play it; its stored row and tally."""
-    from .. import db, league
-    from ..match import SprtSpec, summary
+    from .. import db
+    from ..leagues import league
+    from ..leagues.match import SprtSpec, summary
+    from ..leagues.scheduler import SeasonDef, default_batch
     from ..plugins import split_entrants
-    from ..scheduler import SeasonDef, default_batch
 
     g = registry.game(game)
     variant = g.check(variant)
@@ -226,7 +227,8 @@ def play(registry, candidate, baseline, game, variant, games, sprt_text, seed, f
 def _existing(engine, defn):
     """The stored match ``defn`` names, when it is the same match (then it resumes);
     ArenaError when the name belongs to something else."""
-    from .. import db, league
+    from .. import db
+    from ..leagues import league
 
     try:
         row = db.get_season(engine, defn.name)

@@ -1,4 +1,5 @@
-"""``arena season ...``, ``arena leaderboard`` and ``arena replay``: thin over arena.league."""
+"""``arena season ...``, ``arena leaderboard`` and ``arena replay``: thin over
+arena.leagues.league."""
 
 from __future__ import annotations
 
@@ -42,7 +43,8 @@ def _bots(value: str, registry=None, game: str | None = None) -> tuple[str, ...]
 
 
 def _latest_submitted(registry, game: str) -> list[str]:
-    from .. import db, ladder
+    from .. import db
+    from ..leagues import ladder
 
     registry.bots()
     latest = [v for v in registry.latest.values() if game in registry.bots()[v]]
@@ -67,7 +69,8 @@ def _run(engine, registry, row, pool, quiet=False, view=None) -> None:
         TimeRemainingColumn,
     )
 
-    from .. import db, league
+    from .. import db
+    from ..leagues import league
     from ..views import leaderboard as views
 
     done_before = len(db.stored_fixtures(engine, row.id))
@@ -157,8 +160,9 @@ def season_run(ctx, config_path, **options) -> None:
 def _start_season(registry, config, game, variant, players, bots, rounds, seed, name, workers,
                   executor, scheduler, batch, limits, suspend_after, mixed_teams, inflight,
                   secret_from, public_seed) -> None:
-    from .. import db, league
-    from ..scheduler import DEFAULT_INFLIGHT, SeasonDef, default_batch
+    from .. import db
+    from ..leagues import league
+    from ..leagues.scheduler import DEFAULT_INFLIGHT, SeasonDef, default_batch
 
     if not game:
         raise ArenaError("season run needs a GAME (or --config FILE naming one)")
@@ -196,7 +200,8 @@ def _start_season(registry, config, game, variant, players, bots, rounds, seed, 
 @click.pass_obj
 def season_resume(registry, name, workers, executor, scheduler) -> None:
     """Play exactly the fixtures of season NAME not yet stored."""
-    from .. import db, league
+    from .. import db
+    from ..leagues import league
 
     engine = _engine(registry)
     row = db.get_season(engine, name)
@@ -343,7 +348,8 @@ def _seeding_note(row) -> str:
 
 
 def _show_leaderboard(engine, registry, row) -> None:
-    from .. import db, league
+    from .. import db
+    from ..leagues import league
     from ..views import leaderboard as views
     from ..views.transcript import print_renderable
 
@@ -373,7 +379,8 @@ def _show_leaderboard(engine, registry, row) -> None:
 @click.pass_obj
 def leaderboard(registry, game, variant, players, season_name, fmt, all_versions) -> None:
     """Ratings of one league (game, variant, players), best first by mu - 3 sigma."""
-    from .. import db, league
+    from .. import db
+    from ..leagues import league
     from ..views import leaderboard as views
     from ..views.transcript import print_renderable
 
@@ -385,7 +392,7 @@ def leaderboard(registry, game, variant, players, season_name, fmt, all_versions
         db.get_season(engine, season_name)
     standings = league.standings(engine, registry, game, variant, players, season_name)
     if not all_versions:  # a submitted bot's older versions keep their rows, not shown
-        from ..ladder import latest_only
+        from ..leagues.ladder import latest_only
 
         standings = latest_only(standings, registry)
     if fmt == "json":
@@ -407,8 +414,9 @@ def leaderboard(registry, game, variant, players, season_name, fmt, all_versions
 @click.pass_obj
 def replay_command(registry, match_id, seat, omniscient, verify, as_json) -> None:
     """Show a stored match again (and check it reproduces with --verify)."""
-    from .. import db, league
+    from .. import db
     from ..games import Result
+    from ..leagues import league
     from ..referee import Match, replay
     from ..views.exports import fixture_seed, match_record, verify_match
     from ..views.transcript import print_renderable, render_transcript

@@ -1,5 +1,5 @@
-"""``arena submit``, ``arena withdraw`` and ``arena ladder``: thin over arena.store and
-arena.ladder."""
+"""``arena submit``, ``arena withdraw`` and ``arena ladder``: thin over arena.leagues.store and
+arena.leagues.ladder."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from .options import secret_of, secret_options
 
 
 def _store(registry, create: bool = False):
-    from .. import db, store
+    from .. import db
+    from ..leagues import store
 
     engine = db.connect(registry.db_url, create=create)
     return engine, store.store_folder(registry.db_url, registry.store)
@@ -34,7 +35,7 @@ def submit_command(registry, path, author, key, matches) -> None:
     """Submit a bot - a .py file, a folder or a wheel - to the bot store: staged, listed and
     checked in the sandbox, then kept as the bot's next version (nothing of it is imported,
     built or installed here). Links, FIFOs and devices in it are refused."""
-    from .. import store
+    from ..leagues import store
 
     engine, folder = _store(registry, create=True)
     row, new, made = store.submit(engine, registry, folder, path, author, matches,
@@ -57,7 +58,8 @@ def submit_command(registry, path, author, key, matches) -> None:
 def key_command(registry, name, author) -> None:
     """Make a new key for submitted bot NAME, replacing any it had (a lost key, or a name
     submitted before keys): for whoever runs the league, who hands it to the author."""
-    from .. import db, store
+    from .. import db
+    from ..leagues import store
 
     key = store.set_key(db.connect(registry.db_url, create=False), name, author)
     click.echo(f"key for {name}: {key}")
@@ -69,7 +71,8 @@ def key_command(registry, name, author) -> None:
 def withdraw_command(registry, name) -> None:
     """Take submitted bot NAME off the ladder: it places no more versions and leaves the
     ladder's table; its results stay, and it can still be named to play."""
-    from .. import db, store
+    from .. import db
+    from ..leagues import store
 
     count = store.withdraw(db.connect(registry.db_url, create=False), name)
     click.echo(f"{name}: withdrawn ({count} version(s)); its results stay")
@@ -99,9 +102,9 @@ def ladder_command(registry, game, variant, players, named, deals, seed, inbox, 
                    all_versions, workers, fmt, secret_from, public_seed) -> None:
     """Place every submitted version of GAME's bots not yet placed (in submission order,
     against the ladder as it stood), then show the ladder's ratings."""
-    from .. import ladder as ladders
-    from .. import store
-    from ..inbox import Inbox
+    from ..leagues import ladder as ladders
+    from ..leagues import store
+    from ..leagues.inbox import Inbox
     from ..plugins import split_entrants
 
     g = registry.game(game)
@@ -144,7 +147,7 @@ def _fresh(registry):
 
 
 def _show(engine, registry, spec, all_versions: bool, fmt: str) -> None:
-    from .. import ladder as ladders
+    from ..leagues import ladder as ladders
     from ..views import leaderboard as views
     from ..views.transcript import print_renderable
 

@@ -52,7 +52,7 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
         yardstick,
     )
     from ..bench import season as season_bench
-    from ..scheduler import DEFAULT_INFLIGHT
+    from ..leagues.scheduler import DEFAULT_INFLIGHT
     from ..views.transcript import print_renderable
 
     inflight = inflight or DEFAULT_INFLIGHT
@@ -168,7 +168,7 @@ def doctor(registry) -> None:
     a bot's jail, not assumed - and which trusted plugins load in the runner."""
     from rich.table import Table
 
-    from ..sandbox import layer_checks, probe
+    from ..sandbox.process import layer_checks, probe
     from ..views.transcript import print_renderable
 
     checks = layer_checks(probe())
@@ -213,7 +213,7 @@ def trusted_plugins() -> dict[str, list[str]]:
 def check_bot_command(registry, name, games, matches) -> None:
     """Conformance: start bot NAME sandboxed, play each game and variant it claims against
     random, check it resets between matches, report timings and faults."""
-    from ..conformance import check_bot
+    from ..leagues.conformance import check_bot
 
     checks = check_bot(registry, name, list(games) or None, matches)
     for check in checks:

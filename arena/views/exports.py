@@ -91,7 +91,7 @@ def read_secret(path: str) -> str:
 def season_lines(engine, registry, row):
     """The lines of ``season export``: the season, then its matches in fixture order."""
     from .. import db
-    from ..league import definition
+    from ..leagues.league import definition
 
     options = json.loads(row.options)
     versions = db.bot_versions(engine, row.game, options.get("code_hashes", {}))
@@ -118,7 +118,7 @@ def season_lines(engine, registry, row):
 
 
 def _fixtures(defn):
-    from ..scheduler import fixtures
+    from ..leagues.scheduler import fixtures
 
     return fixtures(defn)
 
@@ -163,7 +163,7 @@ def verify(registry, lines) -> tuple[int, list[str]]:
     """Check a ``play --json`` record or a season export: every deal seed follows from the
     seed and secret given, and every match replays to its stored result. Returns the number
     of matches checked and the problems found (one line each)."""
-    from ..scheduler import SeasonDef
+    from ..leagues.scheduler import SeasonDef
 
     problems, checked, season = [], 0, None
     expected: dict[int, int] = {}

@@ -13,8 +13,8 @@ import math
 from rich import box
 from rich.table import Table
 
-from .. import stats
-from ..match import best_places
+from ..leagues import stats
+from ..leagues.match import best_places
 
 FIELDS = ["rank", "bot", "mu", "sigma", "mu_low", "mu_high", "above_next", "score", "games",
           "wins", "draws", "losses", "win_rate", "mean_score", "total_score", "faults",
@@ -90,7 +90,7 @@ def pairwise(results, bots: list[str]) -> dict[tuple[str, str], stats.Estimate]:
     """Score, Elo with its 95 % interval and LOS of each bot against each other, on the
     deals both played: a deal's score for ``a`` against ``b`` is the mean, over that deal's
     matches (its seatings), of 1 when ``a`` placed better than ``b``, ½ when equal, 0 when
-    worse; the deals are the pairs of ``arena.stats``. ``results``: ``db.season_results``
+    worse; the deals are the pairs of ``arena.leagues.stats``. ``results``: ``db.season_results``
     rows ``(fixture, seed, seats, ranks, scores, faults)``; a bot holding several seats
     counts with its best."""
     order = {bot: i for i, bot in enumerate(bots)}

@@ -19,10 +19,11 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import db, league
+from .. import db
 from ..cards import seeding
 from ..errors import ArenaError
-from ..ratings import Rater
+from ..leagues import league
+from ..leagues.ratings import Rater
 from . import leaderboard
 from .frames import frames_for_row
 

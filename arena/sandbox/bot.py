@@ -42,6 +42,6 @@ class PythonBot:
 def make_bot(entry, limits=None):
     """A bot seat for a registry entry (``arena.plugins.BotEntry``): a sandboxed worker
     process, started on the first ``start`` and reused by later matches; ``close()`` it."""
-    from .sandbox import SandboxBot
+    from .process import SandboxBot
 
     return SandboxBot(entry.name, entry.spec, limits)

@@ -11,7 +11,7 @@ the runner:
    ignored) into ``STORE/.staging/``, never following a link: symbolic links, hard links,
    FIFOs, sockets and devices are refused, and so is more than ``files.MAX_FILES`` files,
    ``files.MAX_BYTES`` bytes, ``files.MAX_DEPTH`` folders deep, or a wheel's file
-   unpacking to more than ``files.MAX_RATIO`` times its packed size (``arena.files``); an
+   unpacking to more than ``files.MAX_RATIO`` times its packed size (``arena.sandbox.files``); an
    sdist or a package source that needs a build is refused - submit a wheel;
 2. **listed** by a sandboxed worker, as installed bots are: a submission registers one bot;
 3. **checked** by ``check-bot`` in the sandbox, game by game, from the staged copy; a name
@@ -59,10 +59,11 @@ from typing import NamedTuple
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, func, select
 
-from . import db, files
-from .errors import ArenaError, PluginError
-from .files import Refused
-from .plugins import BOT_NAME, BotEntry, Registry, _manifest
+from .. import db
+from ..errors import ArenaError, PluginError
+from ..plugins import BOT_NAME, BotEntry, Registry, _manifest
+from ..sandbox import files
+from ..sandbox.files import Refused
 
 STAGING = ".staging"
 #: a folder submission's key file, left out of what is stored (``arena ladder --watch``)
@@ -101,7 +102,7 @@ def _ignored(name: str) -> bool:
 def stage(source: Path, folder: Path) -> list[tuple[str, dict]]:
     """Copy a submission into the empty ``folder``; its bot sources ``(label, spec)``, the
     targets relative to ``folder``. ArenaError for anything that is not a bot file, a
-    folder or a wheel, or that holds a link or a special file (``arena.files``)."""
+    folder or a wheel, or that holds a link or a special file (``arena.sandbox.files``)."""
     try:
         st = os.lstat(source)
     except OSError:
@@ -252,7 +253,7 @@ def _absolute(spec: dict, folder: Path) -> dict:
 def _listing(sources: list[tuple[str, dict]], folder: Path) -> list[tuple]:
     """What the staged sources register, asked of a sandboxed worker: ``(name, games,
     spec, code hash, options)``, with ``spec`` relative to ``folder``."""
-    from .sandbox import list_sources
+    from ..sandbox.process import list_sources
 
     python = [(label, spec) for label, spec in sources if spec["kind"] != "manifest"]
     answers = iter(list_sources([_absolute(spec, folder) for _, spec in python])

@@ -1,9 +1,9 @@
 """The runner side of the trust line: bot worker processes, their limits and their faults.
 
-Every bot seat is a worker process (``arena.worker``) started with the interpreter itself
+Every bot seat is a worker process (``arena.sandbox.worker``) started with the interpreter itself
 (``sys.executable -I``), a clean environment, no inherited descriptors and its own session;
-the worker jails itself (``arena.jail``: namespaces, a root and a folder of its own, an
-unprivileged user) and confines itself (``arena.confine``) before it imports the bot. Its
+the worker jails itself (``arena.sandbox.jail``: namespaces, a root and a folder of its own, an
+unprivileged user) and confines itself (``arena.sandbox.confine``) before it imports the bot. Its
 log (its stderr) is a file with no name, which goes when the runner does. The runner talks to it
 in JSON lines (``docs/protocol.md``), and turns anything that is not a timely, well-formed
 answer into a :class:`~arena.errors.BotFault` with a plain reason - the referee makes that a
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import orjson
 
-from .errors import BotFault
+from ..errors import BotFault
 
 PROTOCOL = 1
 MAX_LINE = 1 << 20  # longest answer a bot may send (bytes)
@@ -62,7 +62,7 @@ class Limits:
     @classmethod
     def parse(cls, text: str) -> Limits:
         """``"move_s=0.5,memory_mb=512"`` on top of the defaults; ArenaError if malformed."""
-        from .errors import ArenaError
+        from ..errors import ArenaError
 
         limits = cls()
         for part in filter(None, (p.strip() for p in text.split(","))):
@@ -84,7 +84,7 @@ class Limits:
 def missing_layers(limits: Limits) -> None:
     """With ``strict=1``: ArenaError naming every isolation layer this machine lacks (asked
     once per process)."""
-    from .errors import ArenaError
+    from ..errors import ArenaError
 
     if limits.strict:
         gaps = _gaps(replace(limits, strict=False))
@@ -215,7 +215,8 @@ class Worker:
                   "jail": {"uids": _bot_uids(), "disk_folder": self.dir,
                            "folder": {"disk_mb": limits.disk_mb, "files": limits.files}},
                   **(extra or {})}
-        command = [sys.executable, "-I", "-m", "arena.worker", orjson.dumps(config).decode()]
+        command = [sys.executable, "-I", "-m", "arena.sandbox.worker",
+                   orjson.dumps(config).decode()]
         self.log = tempfile.TemporaryFile(prefix="arena-bot-log-")  # no name: nothing left
         self.proc = _spawn(command, self.log, cwd, clean_env(home))
         self.rfd, self.wfd = self.proc.stdout.fileno(), self.proc.stdin.fileno()
@@ -370,7 +371,7 @@ class Worker:
 def _spawn(command: list[str], log, cwd: str, env: dict) -> subprocess.Popen:
     """Start a worker process. A machine out of processes or memory (EAGAIN, ENOMEM) is
     given a moment (bots exiting free both), then it is the runner's error, not a bot's."""
-    from .errors import ArenaError
+    from ..errors import ArenaError
 
     for attempt in range(5):
         try:
@@ -388,8 +389,8 @@ def _spawn(command: list[str], log, cwd: str, env: dict) -> subprocess.Popen:
 
 @functools.lru_cache(maxsize=1)
 def _bot_uids() -> list[int]:
+    from ..errors import ArenaError
     from . import jail
-    from .errors import ArenaError
 
     try:
         return list(jail.parse_uids(os.environ.get("ARENA_BOT_UIDS")))
@@ -400,8 +401,8 @@ def _bot_uids() -> list[int]:
 def _check_reachable() -> None:
     """Without namespaces, a root runner's bot runs as a user of its own, who must be able
     to read the Python installation and arena: ArenaError (one line) where it cannot."""
+    from ..errors import ArenaError
     from . import jail
-    from .errors import ArenaError
 
     if os.geteuid() != 0:
         return
@@ -446,7 +447,7 @@ def _alive(pid: int) -> bool:
 def verify_stored(spec: dict) -> None:
     """A stored version's files must still be the ones kept (their content hash): else
     ArenaError, and it does not run."""
-    from .errors import ArenaError
+    from ..errors import ArenaError
     from .files import tree_hash
 
     folder = spec["stored"]
@@ -459,7 +460,7 @@ def verify_stored(spec: dict) -> None:
 def verify_code(spec: dict) -> None:
     """A bot's files (a bots folder's file, an executable's manifest and own files) must be
     the ones listed (its code hash, as its season recorded it): else ArenaError."""
-    from .errors import ArenaError
+    from ..errors import ArenaError
     from .files import digest_of
 
     try:
@@ -543,7 +544,7 @@ def exec_spec(manifest: Path, data: dict) -> dict:
     installation's); an argument naming a file or folder inside the manifest's folder is
     made absolute and may be read - its own files (``read``); any other argument is text
     passed on, never a path the bot may read."""
-    from .errors import PluginError
+    from ..errors import PluginError
 
     command = data.get("command")
     if isinstance(command, str):

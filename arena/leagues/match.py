@@ -3,7 +3,7 @@
 A match is stored and played as a season of its own kind (``SeasonDef.kind == "match"``):
 two bots, every deal played in both seatings - in a two-seat game the seats swapped, in
 Tractor the teams' cards swapped - so that a deal is a *pair* and scores 0, ¼, ½, ¾ or 1
-for the candidate (the pentanomial, ``arena.stats``). The luck of the cards is in both
+for the candidate (the pentanomial, ``arena.leagues.stats``). The luck of the cards is in both
 games of a pair and cancels in its score; what is left is the difference between the bots,
 so the pair scores are unbiased for the candidate's expected score against the baseline, with
 less variance than unpaired games.
@@ -18,8 +18,8 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
+from ..errors import ArenaError
 from . import stats
-from .errors import ArenaError
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,7 @@ class Tally:
         return self.decision is not None
 
     def scores(self) -> dict[float, float]:
-        """The table of pair scores (``arena.stats``)."""
+        """The table of pair scores (``arena.leagues.stats``)."""
         return dict(self.table) if self.field else stats.pentanomial(self.pairs)
 
     @property
@@ -164,7 +164,7 @@ def tally_for(defn) -> Tally:
 
 def summary(engine, defn, season_id: int) -> Tally:
     """The tally of a stored match, read back in fixture order."""
-    from . import db
+    from .. import db
 
     tally = tally_for(defn)
     for _, _, seats, ranks, _, _ in db.season_results(engine, season_id):

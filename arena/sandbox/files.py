@@ -28,7 +28,7 @@ import os
 import stat
 from pathlib import Path
 
-from .errors import ArenaError
+from ..errors import ArenaError
 
 #: A submission holds at most this many files ...
 MAX_FILES = 2000

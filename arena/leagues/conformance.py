@@ -12,11 +12,11 @@ import statistics
 import time
 from dataclasses import dataclass, field
 
-from .bot import make_bot
-from .cards import keyed_seed, new_secret
-from .errors import BotFault
-from .plugins import parse_entrant
-from .referee import play_match
+from ..cards import keyed_seed, new_secret
+from ..errors import BotFault
+from ..plugins import parse_entrant
+from ..referee import play_match
+from ..sandbox.bot import make_bot
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""The limits a bot process applies to itself once it is in its jail (``arena.jail``) and
+"""The limits a bot process applies to itself once it is in its jail (``arena.sandbox.jail``) and
 before any bot code is imported; each reported by name (``arena doctor`` prints them).
 
 * ``rlimits``: address space, CPU seconds, file size, open files, threads (``RLIMIT_NPROC``,
@@ -272,7 +272,7 @@ def apply_landlock(read: list[str], write: list[str]) -> int:
 
 def system_read_paths() -> list[str]:
     """What any program (and the Python interpreter) needs to read to start and run: the
-    system's folders, a few files of /etc (``arena.jail``), the Python installation."""
+    system's folders, a few files of /etc (``arena.sandbox.jail``), the Python installation."""
     from .jail import ETC, SYSTEM
 
     prefixes = sorted({sys.prefix, sys.base_prefix, sys.exec_prefix})

@@ -40,13 +40,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import combinations, groupby, islice, permutations
 
-from .bot import make_bot
-from .cards import derive_seed, keyed_seed, new_secret
-from .errors import ArenaError
-from .games import zero_sum_scores
-from .plugins import Registry
-from .referee import play_match
-from .sandbox import Limits
+from ..cards import derive_seed, keyed_seed, new_secret
+from ..errors import ArenaError
+from ..games import zero_sum_scores
+from ..plugins import Registry
+from ..referee import play_match
+from ..sandbox.bot import make_bot
+from ..sandbox.process import Limits
 
 MAX_GROUPS = 64
 #: Matches in flight per worker by default (``SeasonDef.inflight``): measured best here
@@ -72,15 +72,15 @@ class SeasonDef:
     #: keys every deal and bot seed; never sent to a bot (None: a season made before secrets)
     secret: str | None = field(default_factory=new_secret, repr=False)
     config: str = field(default="", repr=False, compare=False)  # the --config file's text
-    #: or "match": two bots on duplicate deals (arena.match); or "ladder": a placement, in
-    #: which only the groups holding the first bot play (arena.ladder)
+    #: or "match": two bots on duplicate deals (arena.leagues.match); or "ladder": a placement, in
+    #: which only the groups holding the first bot play (arena.leagues.ladder)
     kind: str = "season"
     sprt: str = ""  # a match's SPRT, "elo0=0,elo1=10,alpha=0.05,beta=0.05": ends it early
     #: a match in a game of more seats: the bots of the other seats, in seat order (bots
     #: may repeat); the candidate and the baseline take turns in the remaining seat
     field: tuple[str, ...] = ()
     #: matches in flight per worker, their moves asked of each bot process together
-    #: (``arena.inflight``); the results are the same for any value. A season stored
+    #: (``arena.sandbox.inflight``); the results are the same for any value. A season stored
     #: without it was played one match at a time (1).
     inflight: int = DEFAULT_INFLIGHT
 
@@ -259,10 +259,10 @@ def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits:
     team, six for a Cherki bot) serving the batch's matches, each seat taken by the first
     of them that has not seen the deal; a batch - fixed by fixture index - always meets the
     same processes, and no process learns more of a deal than its seat shows.
-    ``submitted``: the entries of the season's submitted bots (``arena.store``), which a
+    ``submitted``: the entries of the season's submitted bots (``arena.leagues.store``), which a
     worker's registry cannot find by itself. With ``inflight`` above 1 the batch is played
     that many matches at a time, their moves asked of each process together
-    (``arena.inflight``), with the same results. ``hashes``: ``(bot, code hash)`` as the
+    (``arena.sandbox.inflight``), with the same results. ``hashes``: ``(bot, code hash)`` as the
     season recorded them; a bot whose code has changed since does not play (ArenaError:
     the season stops, and resumes once its code is restored)."""
     registry = _registry(bots_dirs, submitted)
@@ -281,7 +281,7 @@ def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits:
     bot_limits = Limits.parse(limits)
     mask = _pin_here()
     if inflight > 1:
-        from . import inflight as side_by_side
+        from ..sandbox import inflight as side_by_side
 
         shared: dict = {}
         try:

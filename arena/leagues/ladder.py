@@ -22,9 +22,10 @@ from dataclasses import dataclass, replace
 
 from sqlmodel import Session, select
 
-from . import db, league, store
-from .errors import ArenaError
-from .plugins import Registry
+from .. import db
+from ..errors import ArenaError
+from ..plugins import Registry
+from . import league, store
 from .ratings import Standing, rate
 from .scheduler import SeasonDef, default_batch
 

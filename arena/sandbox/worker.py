@@ -1,7 +1,8 @@
-"""The bot side of the trust line: ``python -I -m arena.worker CONFIG``.
+"""The bot side of the trust line: ``python -I -m arena.sandbox.worker CONFIG``.
 
-The runner starts one of these per bot seat (``arena.sandbox``); it jails itself
-(``arena.jail``), confines itself (``arena.confine``) and only then imports any bot code.
+The runner starts one of these per bot seat (``arena.sandbox.process``); it jails itself
+(``arena.sandbox.jail``), confines itself (``arena.sandbox.confine``) and only then imports
+any bot code.
 ``CONFIG`` is one JSON object:
 
 * ``mode: "serve"`` - load one bot (``bot.kind`` ``module`` or ``file``, ``bot.target``) with a
@@ -29,8 +30,9 @@ import traceback
 import orjson
 import pluggy
 
-from . import confine, hookspecs, jail
-from .errors import crash_reason
+from .. import hookspecs
+from ..errors import crash_reason
+from . import confine, jail
 
 PROTOCOL = 2  # the newest this worker speaks; it answers 1 to a protocol-1 offer
 
@@ -184,7 +186,13 @@ def _acts(players: dict, batch, requests: list) -> list[dict]:
 
 
 def main(argv: list[str]) -> None:
-    config = orjson.loads(argv[1])
+    try:
+        config = orjson.loads(argv[1])
+        config["mode"]
+    except (IndexError, orjson.JSONDecodeError, TypeError, KeyError):
+        sys.stderr.write("usage: python -I -m arena.sandbox.worker CONFIG: CONFIG is the JSON "
+                         "object the runner gives it (docs/protocol.md)\n")
+        raise SystemExit(2) from None
     protocol_out = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)  # anything the bot prints lands in its log
     sys.stdout.reconfigure(line_buffering=True)

@@ -1,7 +1,7 @@
 """A bot process's machine of its own: namespaces, a root of its own, an unprivileged user.
 
-``arena.worker`` calls :func:`enter` first, while it is still arena's own code and before any
-bot is imported. It turns the process the runner started into three:
+``arena.sandbox.worker`` calls :func:`enter` first, while it is still arena's own code and
+before any bot is imported. It turns the process the runner started into three:
 
 * the **keeper** - the process the runner started, waits for and kills. It makes the new
   namespaces, waits for the jail's init and then ends as the bot ended (the same exit
@@ -10,7 +10,7 @@ bot is imported. It turns the process the runner started into three:
   bot and waits for it. (A pid 1 ignores every signal it has no handler for - its CPU and
   file-size limits among them - so the bot must not be pid 1.)
 * the **bot**, pid 2. It returns from :func:`enter` with every privilege dropped and goes on
-  to ``arena.confine`` (limits, Landlock, seccomp) and then to the bot's code.
+  to ``arena.sandbox.confine`` (limits, Landlock, seccomp) and then to the bot's code.
 
 What the bot then has, where the kernel allows it (``arena doctor`` says which layers hold,
 each checked from inside a jail):

@@ -5,7 +5,7 @@ match is the referee as a generator (``referee.match_steps``); whenever every ma
 flight waits for a seat, the requests are gathered per bot process and each process gets
 them in one ``act`` message and answers them in one - one round trip, and one switch
 between processes, for up to K moves. A bot that speaks protocol 2 (it answered ``start``'s
-offer with ``"protocol": 2``; every Python bot does, through ``arena.worker``) serves many
+offer with ``"protocol": 2``; every Python bot does, through ``arena.sandbox.worker``) serves many
 matches at once, keeping an object per match; one that speaks protocol 1 (an executable
 that ignores the offer) serves one match at a time, as before, and gets a process per match
 in flight. As before, a process never sees one deal twice: the duplicates of a deal go to
@@ -36,10 +36,10 @@ import json
 import time
 from dataclasses import dataclass, field
 
+from ..errors import BotFault
+from ..referee import Failed, match_steps, play_match
 from .bot import make_bot
-from .errors import BotFault
-from .referee import Failed, match_steps, play_match
-from .sandbox import Limits, Worker
+from .process import Limits, Worker
 
 _clock = time.perf_counter
 #: A fault reason that the other matches of a shared process may have caused.

@@ -19,11 +19,12 @@ from contextlib import contextmanager
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from . import db, match
-from .errors import ArenaError
-from .plugins import Registry, parse_entrant
+from .. import db
+from ..errors import ArenaError
+from ..plugins import Registry, parse_entrant
+from ..referee import ASKING
+from . import match
 from .ratings import Rater, Standing, rate
-from .referee import ASKING
 from .scheduler import Fixture, SeasonDef, fixture_count, run, suspended_result, validate
 
 
@@ -129,7 +130,7 @@ class SeasonRater:
         self.suspend_after = suspend_after
         self.streak: dict[str, int] = {}
         self.suspended: set[str] = set()
-        self.tally = tally  # a match's (arena.match.Tally): ends it at the deciding pair
+        self.tally = tally  # a match's (arena.leagues.match.Tally): ends it at the deciding pair
         self.advance()
 
     def add(self, results: list[dict]) -> None:

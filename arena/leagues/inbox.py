@@ -8,7 +8,7 @@ named ``refused``; so the inbox is handled as hostile ground:
   ``renameat``), so no name swapped in for a link can lead a write elsewhere. A drop that
   took one of their names (a link called ``refused``, say) is itself set aside first;
 * every drop is looked at with ``lstat`` before anything opens it, and whatever is not a
-  regular file with one name or a folder is refused, unopened (``arena.files``); the
+  regular file with one name or a folder is refused, unopened (``arena.sandbox.files``); the
   submission itself copies it without following links;
 * a drop is moved (renamed, which never follows a link) into ``accepted/`` or
   ``refused/`` under a name not yet taken there - nothing there is ever replaced - with, for
@@ -17,7 +17,7 @@ named ``refused``; so the inbox is handled as hostile ground:
   moved is left where it is and skipped, with a line saying so, on every look.
 
 **Keys.** A drop ``NAME`` may come with ``NAME.key``, a file holding the key of the bot's name
-(see ``arena.store``): read, then deleted, never moved or copied. A folder may hold its key
+(see ``arena.leagues.store``): read, then deleted, never moved or copied. A folder may hold its key
 as ``arena.key`` instead (it is not stored with the bot). The first version of a new name
 dropped without a key gets one made, written to ``accepted/NAME.key`` readable only by the
 drop's owner (the runner, as root, gives the file to the drop's user).
@@ -29,8 +29,8 @@ import os
 import stat
 from pathlib import Path
 
-from . import files
-from .errors import ArenaError
+from ..errors import ArenaError
+from ..sandbox import files
 
 FOLDERS = ("accepted", "refused")
 KEY_SUFFIX = ".key"
