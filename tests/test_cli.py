@@ -86,7 +86,7 @@ def test_a_bot_from_a_bots_dir_plays(tmp_path):
     result = arena("--bots-dir", str(tmp_path), "play", "vandtia", "mine", "random",
                    "--seed", "2")
     assert result.returncode == 0 and "mine" in result.stdout
-    listed = arena("bots", env={"ARENA_BOTS_DIR": str(tmp_path), "COLUMNS": "200"}).stdout
+    listed = arena("bots", env={"ARENA_BOTS_DIR": str(tmp_path), "COLUMNS": "400"}).stdout
     assert "mine" in listed and str(tmp_path / "mine.py") in listed
 
 
@@ -96,6 +96,7 @@ def test_a_bot_for_another_game_is_refused(tmp_path):
     assert result.returncode == 2 and "does not play vandtia" in result.stderr
 
 
+@pytest.mark.slow
 def test_demo_plays_a_match_and_a_season_of_every_game_stores_them_and_says_what_next(
         tmp_path):
     env = {"ARENA_DB": f"sqlite:///{tmp_path}/demo.db", "COLUMNS": "100"}
@@ -210,6 +211,7 @@ workers = 1
 """
 
 
+@pytest.mark.slow
 def test_a_season_defined_in_a_toml_file_is_run_and_the_file_stored_with_it(tmp_path):
     (tmp_path / "league.toml").write_text(LEAGUE)
     env = {"ARENA_DB": f"sqlite:///{tmp_path}/c.db"}

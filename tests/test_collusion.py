@@ -51,6 +51,7 @@ def true_claims(game, variant, players, seed, actions, faults) -> list[str]:
     return confirmed
 
 
+@pytest.mark.slow
 def test_one_bot_in_both_seats_of_a_team_learns_no_card_of_its_partner():
     registry = Registry(bots_dirs=[HOSTILE])
     game = registry.game("tractor")
@@ -79,6 +80,7 @@ def _random():
     return PythonBot(RandomBot(), "random")
 
 
+@pytest.mark.slow
 def test_two_bots_in_mixed_teams_cannot_pass_cards_between_their_processes():
     registry = Registry(bots_dirs=[HOSTILE])
     game = registry.game("tractor")
@@ -168,6 +170,7 @@ def test_no_process_plays_the_duplicate_of_a_deal_it_has_played():
     assert true_claims(game, "cardems", 2, first.seed, match.actions, match.result.faults)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("inflight", [1, 16])
 def test_the_processes_of_one_bot_pass_nothing_between_a_deal_and_its_duplicate(inflight):
     registry = Registry(bots_dirs=[HOSTILE])
@@ -183,6 +186,7 @@ def test_the_processes_of_one_bot_pass_nothing_between_a_deal_and_its_duplicate(
                                r["result"]["faults"])
 
 
+@pytest.mark.slow
 def test_the_reported_season_stores_no_leak(tmp_path):
     """The report, as it was run: ``season run tractor --variant deal --bots colluder,random``."""
     url = f"sqlite:///{tmp_path}/arena.db"

@@ -46,6 +46,7 @@ def local(tmp_path_factory):
     return export(path)
 
 
+@pytest.mark.slow
 def test_a_season_on_dask_equals_the_same_season_on_the_local_pool(cluster, local, tmp_path):
     path = tmp_path / "dask.db"
     proc = arena(*RUN, "--executor", "dask", "--scheduler", cluster.scheduler_address,
@@ -54,6 +55,8 @@ def test_a_season_on_dask_equals_the_same_season_on_the_local_pool(cluster, loca
     assert export(path) == local
 
 
+@pytest.mark.serial
+@pytest.mark.slow
 def test_a_dask_worker_killed_mid_season_changes_nothing(cluster, local, tmp_path):
     path = tmp_path / "killed.db"
     proc = arena(*RUN, "--executor", "dask", "--scheduler", cluster.scheduler_address,
@@ -74,6 +77,7 @@ def test_a_dask_worker_killed_mid_season_changes_nothing(cluster, local, tmp_pat
     assert export(path) == local, "the lost worker's batches ran again, none twice"
 
 
+@pytest.mark.slow
 def test_an_unreachable_scheduler_is_one_line(tmp_path):
     proc = arena(*RUN, "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9",
                  db_path=tmp_path / "x.db")

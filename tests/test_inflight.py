@@ -73,6 +73,7 @@ def season(tmp_path, bots_dir, game, variant, players, bots, rounds, inflight, e
     ("vandtia", "cardems", 2, ("moody", "random", "greedy"), 8),
     ("tractor", "deal", 4, ("moody", "random", "greedy"), 3),
     ("cherki", "standard", 3, ("moody", "random", "greedy"), 2)])
+@pytest.mark.slow
 def test_seasons_with_k_1_and_16_give_identical_results_and_ratings(
         tmp_path, bots_dir, game, variant, players, bots, rounds):
     one = season(tmp_path, bots_dir, game, variant, players, bots, rounds, 1)
@@ -85,6 +86,7 @@ def test_seasons_with_k_1_and_16_give_identical_results_and_ratings(
                for _, _, _, fs in results for f in fs), "a fault no match can be blamed for"
 
 
+@pytest.mark.slow
 def test_a_protocol_1_executable_bot_plays_beside_protocol_2_bots(tmp_path, bots_dir):
     awk = ROOT / "plugins" / "awk-bot"
     one = season(tmp_path, bots_dir, "vandtia", "cardems", 2, ("lowawk", "random", "greedy"),
@@ -105,6 +107,7 @@ def test_a_batch_bot_decides_the_same_in_act_batch(tmp_path, bots_dir):
     assert not any(f for _, _, _, fs in one[0] for f in fs)
 
 
+@pytest.mark.slow
 def test_a_crash_in_one_of_16_interleaved_matches_forfeits_that_match_alone(tmp_path,
                                                                              bots_dir):
     """The matches moody forfeits at K = 16 are the ones it forfeits at K = 1: its other
@@ -153,6 +156,8 @@ def test_a_worker_speaks_protocol_2_with_two_matches_at_once():
         worker.close()
 
 
+@pytest.mark.serial
+@pytest.mark.slow
 def test_a_season_at_k_16_killed_with_sigkill_resumes_to_the_results_of_k_1(tmp_path,
                                                                             bots_dir):
     base = [sys.executable, "-m", "arena", "--bots-dir", str(bots_dir)]

@@ -43,6 +43,7 @@ def test_ismcts_is_reproducible_with_the_same_seed_and_options():
     (CHERKI, [("standard", 3)]),
     (TRACTOR, [("deal", 4)]),
 ])
+@pytest.mark.slow
 def test_ismcts_never_plays_an_illegal_action_in_200_random_games(game, variants):
     rng = random.Random(0)
     for g in range(200):
@@ -54,6 +55,7 @@ def test_ismcts_never_plays_an_illegal_action_in_200_random_games(game, variants
         assert match.result.faults == [None] * players, match.result.faults
 
 
+@pytest.mark.slow
 def test_check_bot_passes_ismcts():
     run = subprocess.run([sys.executable, "-m", "arena", "check-bot", "ismcts:iterations=3",
                           "--matches", "2"], capture_output=True, text=True, timeout=900)

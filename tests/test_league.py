@@ -207,6 +207,7 @@ class Stop(Exception):
     pass
 
 
+@pytest.mark.slow
 def test_a_resumed_season_rates_stored_and_new_matches_in_fixture_order(tmp_path, registry):
     whole = db.connect(f"sqlite:///{tmp_path}/whole.db")
     _season(whole, registry, rounds=6, batch=3)
@@ -331,6 +332,8 @@ def finished(proc) -> str:
     return err
 
 
+@pytest.mark.serial
+@pytest.mark.slow
 def test_a_season_killed_with_sigkill_resumes_to_the_same_results(tmp_path, run):
     whole = tmp_path / "whole.db"
     proc = arena(*run, db_path=whole)
@@ -370,6 +373,8 @@ def wait_for_matches(path, at_least: int, proc) -> int:
         time.sleep(0.02)
 
 
+@pytest.mark.serial
+@pytest.mark.slow
 def test_a_database_locked_mid_season_stops_with_one_line_and_nothing_half_written(tmp_path,
                                                                                    run):
     path = tmp_path / "locked.db"
@@ -546,6 +551,8 @@ def small_disk(tmp_path):
     subprocess.run(["umount", "-l", str(where)], capture_output=True)
 
 
+@pytest.mark.serial
+@pytest.mark.slow
 def test_a_full_disk_stops_with_one_line_and_resumes_once_there_is_room(small_disk, tmp_path,
                                                                        run):
     import shutil
@@ -582,11 +589,15 @@ def _peak_mb(matches: int) -> float:
     return float(cells[-1])
 
 
+@pytest.mark.serial
+@pytest.mark.slow
 def test_the_runners_memory_stays_flat_over_a_10000_match_season():
     small, large = _peak_mb(1000), _peak_mb(10000)
     assert large - small < 10, (small, large)  # fixtures and results are streamed
 
 
+@pytest.mark.serial
+@pytest.mark.slow
 def test_ctrl_c_stops_a_season_marked_interrupted_and_resume_finishes_it(tmp_path, run):
     path = tmp_path / "int.db"
     proc = arena(*run, db_path=path)

@@ -77,6 +77,7 @@ MATCH = ("greedy", "first", "--sprt", "elo0=0,elo1=10", "--seed", "3", "--public
          "--games", "2000", "--format", "json", "--name", "m")
 
 
+@pytest.mark.slow
 def test_one_worker_and_two_give_the_same_figures(tmp_path):
     one = result(arena(*MATCH, "--workers", "1", db_path=tmp_path / "one.db"))
     two = result(arena(*MATCH, "--workers", "2", db_path=tmp_path / "two.db"))
@@ -84,6 +85,8 @@ def test_one_worker_and_two_give_the_same_figures(tmp_path):
     assert one["sprt"]["decision"] == "H1" and 20 < one["pairs"] < 1000  # stopped early
 
 
+@pytest.mark.serial
+@pytest.mark.slow
 def test_a_match_killed_with_sigkill_resumes_to_the_same_figures_at_the_same_pair(tmp_path):
     whole = result(arena(*MATCH, "--workers", "2", db_path=tmp_path / "whole.db"))
     killed = tmp_path / "killed.db"
@@ -127,6 +130,7 @@ def test_a_tractor_match_pairs_each_deal_with_the_teams_cards_swapped(tmp_path):
     assert out["pairs"] == 4 and out["games"] == 8 and out["sprt"] is None
 
 
+@pytest.mark.slow
 def test_a_gauntlet_plays_one_match_against_each_opponent(tmp_path):
     env = {**os.environ, "ARENA_DB": f"sqlite:///{tmp_path}/g.db"}
     run = subprocess.run([sys.executable, "-m", "arena", "gauntlet", "greedy", "--against",

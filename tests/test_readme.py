@@ -6,6 +6,8 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 NEEDS_A_SERVER = {"postgresql+psycopg://", "--scheduler tcp://"}
 
@@ -27,6 +29,7 @@ def tour_lines() -> list[str]:
     return lines
 
 
+@pytest.mark.slow
 def test_every_tour_line_of_the_readme_runs_as_written(tmp_path):
     for folder in ("examples", "plugins"):
         (tmp_path / folder).symlink_to(ROOT / folder)

@@ -153,6 +153,7 @@ def league(tmp_path_factory):
     return path, out, bots
 
 
+@pytest.mark.slow
 def test_the_index_lists_every_league_its_bots_and_its_seasons(league):
     _, out, _ = league
     index = (out / "index.html").read_text()

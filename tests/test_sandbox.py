@@ -309,6 +309,7 @@ def test_harm_at_import_time_is_contained(tmp_path, database):
     assert match.result.faults == [None, None] and not outside.exists()
 
 
+@pytest.mark.slow
 def test_a_bot_that_hangs_at_import_is_left_out_and_the_rest_still_load(tmp_path):
     (tmp_path / "hang.py").write_text("while True: pass\n")
     (tmp_path / "zfine.py").write_text(BOT.format(prelude="", body="        pass"))

@@ -122,6 +122,7 @@ SEASON = ("season", "run", "vandtia", "--variant", "cardems", "--bots", "random,
           "--rounds", "2", "--seed", "11", "--batch", "4", "--limits", LIMITS, "--workers", "1")
 
 
+@pytest.mark.slow
 def test_a_bot_cannot_find_its_deal_from_its_seed_or_the_root_seed_in_a_season(
         cracker, tmp_path):
     bots = cracker(root=11)
@@ -131,6 +132,7 @@ def test_a_bot_cannot_find_its_deal_from_its_seed_or_the_root_seed_in_a_season(
     assert len(faults) == 4 and faults == [None] * 4
 
 
+@pytest.mark.slow
 def test_under_a_public_seed_the_same_bot_finds_every_deal(cracker, tmp_path):
     for root, found in ((None, "found the deal from my seed"),
                         (11, "found the deal from my seed|rebuilt the deal")):
@@ -144,6 +146,7 @@ def test_under_a_public_seed_the_same_bot_finds_every_deal(cracker, tmp_path):
                                         for f in faults), faults
 
 
+@pytest.mark.slow
 def test_a_bot_cannot_find_the_deal_of_arena_play_from_its_seed(cracker):
     bots = cracker()
     for seed in (0, 7, 99_999):
@@ -176,6 +179,7 @@ def export_matches(db_path, name):
     return lines
 
 
+@pytest.mark.slow
 def test_the_same_definition_and_secret_give_the_same_bytes_and_another_secret_differs(
         tmp_path):
     (tmp_path / "secret").write_text(new_secret() + "\n")

@@ -130,6 +130,7 @@ def key_of(run) -> str:
     return re.search(r"key for \S+: (\S+)", run.stdout)[1]
 
 
+@pytest.mark.slow
 def test_a_file_a_folder_a_wheel_and_an_executable_are_each_version_1(submissions):
     home, _, _, runs = submissions
     for name, run in runs.items():
@@ -158,6 +159,7 @@ def test_a_wheel_runs_nothing_in_the_runner_and_registers_no_game(submissions):
     assert not marker.exists()
 
 
+@pytest.mark.slow
 def test_a_changed_file_is_version_2_the_same_content_the_same_version(submissions):
     home, src, _, _ = submissions
     path = src / "filebot.py"
@@ -269,6 +271,8 @@ def _submit_three(home: Path) -> None:
         assert run.returncode == 0, run.stderr
 
 
+@pytest.mark.serial
+@pytest.mark.slow
 def test_a_ladder_killed_with_sigkill_and_restarted_ends_with_the_same_ratings(tmp_path):
     whole, killed = tmp_path / "whole", tmp_path / "killed"
     for home in (whole, killed):
@@ -297,6 +301,7 @@ def test_a_ladder_killed_with_sigkill_and_restarted_ends_with_the_same_ratings(t
     assert json.loads(beta.bots) == ["beta@1", "greedy", "random", "alpha@1"]
 
 
+@pytest.mark.slow
 def test_a_withdrawn_bot_leaves_the_ladder_and_its_results_stay(tmp_path):
     _submit_three(tmp_path)
     assert arena(*LADDER, home=tmp_path).returncode == 0
@@ -314,6 +319,8 @@ def test_a_withdrawn_bot_leaves_the_ladder_and_its_results_stay(tmp_path):
     assert "beta@1" not in json.loads(delta.bots)  # a withdrawn bot meets no newcomer
 
 
+@pytest.mark.serial
+@pytest.mark.slow
 def test_ladder_watch_places_what_is_dropped_in_and_stops_on_ctrl_c(tmp_path):
     inbox = tmp_path / "inbox"
     inbox.mkdir()

@@ -502,6 +502,7 @@ def test_the_world_of_a_finished_cherki_deal_is_that_finished_deal():
     assert ends["win"] > 20 and ends["stock"] + ends["cap"] > 5, ends
 
 
+@pytest.mark.slow
 def test_a_cherki_callers_world_pair_is_no_kind_it_discarded_since_calling():
     """A caller that drew a card of its pair's kind would have won: a world never gives it
     a pair kind it has discarded since its call (the observation's ``calls``)."""
