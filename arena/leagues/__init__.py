@@ -9,7 +9,7 @@
 * ``ladder``: a rolling league of the latest versions of submitted bots.
 * ``store``: the versioned bot store (submit, withdraw, keys).
 * ``inbox``: the folder a ladder takes submissions from.
-* ``conformance``: the checks a bot passes before it is stored (``arena check``).
+* ``conformance``: the checks a bot passes before it is stored (``arena check-bot``).
 
 Layers call downward only: this package uses the trust line (``arena.sandbox``), the
 registry (``arena.plugins``), the database (``arena.db``) and what is beneath them; the
