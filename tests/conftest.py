@@ -94,21 +94,22 @@ def pg():
 # -- running in parallel (pytest-xdist, ``--dist loadgroup``: tox) --------------------------
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config, items):
+def pytest_itemcollected(item):
     """Tests run on every core, but for three kinds kept together on one worker, in order:
     ``serial`` tests (they kill processes, time something or load the machine), which go
     one at a time; the tests of the one PostgreSQL database (the ``pg`` fixture drops its
     tables); and the tests of a module with a module-scoped fixture (built once, not once
-    per worker). Groups are xdist's ``xdist_group``; without xdist they change nothing."""
-    for item in items:
-        if item.get_closest_marker("serial"):
-            group = "serial"
-        elif "pg" in getattr(item, "fixturenames", ()):
-            group = "postgres"
-        elif any(d.scope == "module" for name in getattr(item, "fixturenames", ())
-                 for d in item._fixtureinfo.name2fixturedefs.get(name, ())):
-            group = item.module.__name__
-        else:
-            continue
-        item.add_marker(pytest.mark.xdist_group(group))
+    per worker). Groups are xdist's ``xdist_group``, marked as each test is collected, so
+    that they are there before xdist reads them (its ``pytest_collection_modifyitems``);
+    without xdist they change nothing."""
+    names = getattr(item, "fixturenames", ())
+    if item.get_closest_marker("serial"):
+        group = "serial"
+    elif "pg" in names:
+        group = "postgres"
+    elif any(d.scope == "module" for name in names
+             for d in item._fixtureinfo.name2fixturedefs.get(name, ())):
+        group = item.module.__name__
+    else:
+        return
+    item.add_marker(pytest.mark.xdist_group(group))

@@ -30,7 +30,9 @@ RUN = ("season", "run", "vandtia", "--bots", "random,greedy,lowball", "--rounds"
 def test_a_season_on_postgresql_equals_the_same_season_on_sqlite(pg, tmp_path):
     lite = f"sqlite:///{tmp_path}/a.db"
     for url in (pg, lite):
-        assert arena(*RUN, "--name", "same", url=url).wait(timeout=300) == 0
+        run = arena(*RUN, "--name", "same", url=url)
+        _, err = run.communicate(timeout=300)
+        assert run.returncode == 0, err
     assert board(pg, "same") == board(lite, "same")
     assert (list(db.results(db.connect(pg), "vandtia", "cardems", 2))
             == list(db.results(db.connect(lite), "vandtia", "cardems", 2)))
