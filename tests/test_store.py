@@ -4,6 +4,7 @@ ladder)."""
 import json
 import os
 import re
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -212,6 +213,24 @@ def test_a_failing_or_misnamed_submission_is_refused_and_leaves_no_trace(tmp_pat
     assert not list((store / ".staging").iterdir())
 
 
+def test_submit_and_a_ladder_work_on_the_default_database_from_any_folder(tmp_path):
+    """The default database (and a --db or --store given as a relative path) is relative to
+    the folder arena runs in; the sandbox that checks a submission runs elsewhere, so the
+    store is made absolute before anything is handed to it."""
+    (tmp_path / "alpha.py").write_text(bot_file("alpha"))
+    env = {k: v for k, v in os.environ.items() if k not in ("ARENA_DB", "ARENA_STORE")}
+    for args in (["submit", "alpha.py", "--matches", "1"],
+                 ["--db", "sqlite:///other.db", "submit", "alpha.py", "--matches", "1"],
+                 ["ladder", "vandtia", "--variant", "cardems", "--bots", "random",
+                  "--deals", "1", "--public-seed"]):
+        run = subprocess.run([sys.executable, "-m", "arena", *args], cwd=tmp_path, env=env,
+                             capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0, run.stderr
+    assert "alpha@1" in run.stdout
+    assert (tmp_path / "results" / "bots" / "alpha").is_dir()
+    assert (tmp_path / "bots" / "alpha").is_dir()
+
+
 def test_a_name_is_its_first_authors(submissions):
     home, src, _, _ = submissions
     other = src / "other"
@@ -275,9 +294,9 @@ def _submit_three(home: Path) -> None:
 @pytest.mark.slow
 def test_a_ladder_killed_with_sigkill_and_restarted_ends_with_the_same_ratings(tmp_path):
     whole, killed = tmp_path / "whole", tmp_path / "killed"
-    for home in (whole, killed):
-        home.mkdir()
-        _submit_three(home)
+    whole.mkdir()
+    _submit_three(whole)
+    shutil.copytree(whole, killed)  # the same three submissions, before any ladder
     straight = arena(*LADDER, home=whole)
     assert straight.returncode == 0, straight.stderr
     table = json.loads(straight.stdout)

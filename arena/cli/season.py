@@ -130,7 +130,7 @@ def season() -> None:
 @click.option("--scheduler", metavar="ADDRESS", help="The Dask scheduler (tcp://HOST:8786).")
 @click.option("--batch", type=click.IntRange(min=1),
               help="Fixtures per worker task (default: the game's, at most a 16th of the "
-              "season).")
+              "season, at least 8).")
 @click.option("--limits", default="", metavar="K=V,...",
               help="Bot limits over the defaults, e.g. move_s=0.5,memory_mb=512 "
               "(docs/protocol.md).")

@@ -169,11 +169,18 @@ def fixture_count(defn: SeasonDef) -> int:
     return defn.rounds * per_round * defn.seatings
 
 
+#: The smallest default batch: each batch starts every bot's processes (tens of ms each),
+#: so a batch of one or two short matches would spend most of its time starting them.
+MIN_BATCH = 8
+
+
 def default_batch(game, defn: SeasonDef) -> int:
     """The batch size of a new season: the game's for its variant, but at most a sixteenth
-    of the season, so that a short season still spreads over the workers. A function of the
-    definition alone, like the batches themselves."""
-    return max(1, min(game.batch(defn.variant), -(-fixture_count(defn) // 16)))
+    of the season, so that a short season still spreads over the workers - and no less than
+    ``MIN_BATCH`` (or the game's, where that is smaller). A function of the definition
+    alone, like the batches themselves."""
+    game_batch = game.batch(defn.variant)
+    return max(1, min(game_batch, max(MIN_BATCH, -(-fixture_count(defn) // 16))))
 
 
 def fixtures(defn: SeasonDef) -> Iterator[Fixture]:

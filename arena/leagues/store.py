@@ -75,13 +75,14 @@ SDISTS = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar", ".zip", ".egg")
 
 def store_folder(db_url: str, given: str | None = None) -> Path:
     """Where submitted bots are kept: ``given`` (``--store``/``$ARENA_STORE``), else the
-    folder ``bots`` beside a SQLite file. ArenaError for any other database without one."""
+    folder ``bots`` beside a SQLite file. ArenaError for any other database without one.
+    The folder is made absolute here: the sandbox that checks a submission runs elsewhere."""
     given = given or os.environ.get("ARENA_STORE")
     if given:
-        return Path(given)
+        return Path(given).absolute()
     path = db.sqlite_file(db_url)
     if path is not None:
-        return Path(path).parent / "bots"
+        return Path(path).absolute().parent / "bots"
     raise ArenaError("a league on this database keeps its submitted bots in a folder every "
                      "runner can read: give it with --store DIR or ARENA_STORE")
 
