@@ -28,6 +28,8 @@ from .errors import ArenaError, masked
 from .referee import ASKING
 
 SCHEMA_VERSION = 6
+#: The names of the seasons that hold a person's match (``arena.leagues.humans``).
+HUMAN_SEASONS = "human/"
 
 
 def now() -> datetime:
@@ -457,7 +459,8 @@ def league_seasons(engine, game: str, variant: str, players: int) -> list[int]:
     with engine.connect() as conn:
         return list(conn.execute(
             select(SeasonRow.id).where(SeasonRow.game == game, SeasonRow.variant == variant,
-                                       SeasonRow.players == players)
+                                       SeasonRow.players == players,
+                                       SeasonRow.name.not_like(HUMAN_SEASONS + "%"))
             .where(SeasonRow.id.in_(select(MatchRow.season_id).distinct()))).scalars())
 
 
@@ -543,7 +546,8 @@ def set_status(engine, season_id: int, status: str) -> None:
 def results(engine, game: str, variant: str, players: int | None = None,
             season: str | None = None):
     """``(seats, ranks, scores, faults)`` per stored match of a league, in fixture order
-    (seasons in creation order), streamed from one query."""
+    (seasons in creation order), streamed from one query. The league leaves out the
+    seasons of people's matches (``HUMAN_SEASONS``); ``season`` names any one season."""
     query = (select(SeatRow.match_id, SeatRow.bot, SeatRow.rank, SeatRow.score, SeatRow.fault)
              .join(MatchRow, SeatRow.match_id == MatchRow.id)
              .join(SeasonRow, MatchRow.season_id == SeasonRow.id)
@@ -552,6 +556,8 @@ def results(engine, game: str, variant: str, players: int | None = None,
         query = query.where(SeasonRow.players == players)
     if season is not None:
         query = query.where(SeasonRow.name == season)
+    else:  # a person's matches are not mixed into a bot league unless named
+        query = query.where(SeasonRow.name.not_like(HUMAN_SEASONS + "%"))
     query = query.order_by(SeasonRow.id, MatchRow.fixture, SeatRow.seat)
     with engine.connect() as conn:
         rows = conn.execution_options(yield_per=2000).execute(query)

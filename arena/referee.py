@@ -47,7 +47,7 @@ def _fault(e: BaseException) -> str:
 
 
 def play_match(game, variant: str, bots: list, seed: int, names: list[str] | None = None,
-               record: bool = False, secret: str = PUBLIC_SECRET):
+               record: bool = False, secret: str = PUBLIC_SECRET, state=None):
     """Referee one match of ``game`` between ``bots`` (objects with the Bot interface).
 
     ``seed`` is the deal seed the engine draws every card from; each bot's own seed is keyed
@@ -61,9 +61,14 @@ def play_match(game, variant: str, bots: list, seed: int, names: list[str] | Non
     to choose - a third of Vändtia's moves are forced pick-ups. A bot that raises, or
     answers something not in the legal list, forfeits: it takes last place, the match ends,
     and the reason is stored in ``result.faults``.
+
+    ``state``: the match's fresh state, made by the caller (``game.new_state`` of the same
+    variant, players and seed), for a caller that shows a seat what happens as it happens
+    (a person's seat: ``arena.cli.human``). An exception that is not an ``Exception`` - a
+    KeyboardInterrupt - is not a fault: it ends the match unfinished, and reaches the caller.
     """
     names = list(names or [getattr(b, "name", f"seat{i}") for i, b in enumerate(bots)])
-    steps = match_steps(game, variant, len(bots), seed, names, record, secret)
+    steps = match_steps(game, variant, len(bots), seed, names, record, secret, state)
     ask = next(steps)
     try:
         while True:
@@ -93,7 +98,7 @@ class Failed:
 
 
 def match_steps(game, variant: str, players: int, seed: int, names: list[str],
-                record: bool = False, secret: str = PUBLIC_SECRET):
+                record: bool = False, secret: str = PUBLIC_SECRET, state=None):
     """The referee as a generator, for runners that play many matches side by side: it
     yields what it asks of a seat - ``("start", seat, info)``, ``("act", seat, observation,
     legal)``, ``("log", seat)`` (the seat's log tail, after an illegal answer), ``("end",
@@ -101,7 +106,10 @@ def match_steps(game, variant: str, players: int, seed: int, names: list[str],
     :class:`Failed`. It returns ``(match, state)`` as :func:`play_match` does, which is
     this generator driven by direct calls."""
     variant = game.check(variant, players)
-    state = game.new_state(variant, players, seed, record=record)
+    if state is None:
+        state = game.new_state(variant, players, seed, record=record)
+    elif state.moves != 0:
+        raise ValueError("match_steps: a given state must be fresh")
     match = Match(game.name, variant, seed, names)
     faults: list[str | None] = [None] * players
 

@@ -14,6 +14,7 @@ import click
 
 from .. import DEFAULT_DB, __version__
 from ..errors import ArenaError, masked
+from .human import is_human
 from .options import secret_of, secret_options
 
 
@@ -166,9 +167,16 @@ def _play(registry, game_name, variant, bot_names, seed, show, omniscient, as_js
     game = registry.game(game_name)
     bot_names = list(bot_names)
     if game.teams and len(bot_names) == game.teams:  # one bot per team plays all its seats
+        if any(is_human(name) for name in bot_names):
+            raise ArenaError(f"a person plays one seat: name a bot or a person for each of "
+                             f"the {game.variants[game.check(variant)][0]} seats (e.g. human "
+                             f"{' '.join(['greedy'] * 3)})")
         seats = game.variants[game.check(variant)][0]
         bot_names = [bot_names[s % game.teams] for s in range(seats)]
     variant = game.check(variant, len(bot_names))
+    if any(is_human(name) for name in bot_names):
+        _play_human(registry, game, variant, bot_names, seed, as_json, limits, secret)
+        return
     entries = [registry.bot(name, game.name) for name in bot_names]
     if seed is None:
         seed = secrets.randbelow(2**31)
@@ -189,6 +197,54 @@ def _play(registry, game_name, variant, bot_names, seed, show, omniscient, as_js
     if as_json:
         click.echo(json.dumps(play_record(game, match, seed, secret), indent=2,
                               ensure_ascii=False))
+    show_fault_logs(match.players, match.result.faults, match.logs)
+
+
+def _play_human(registry, game, variant, names, seed, as_json, limits, secret) -> None:
+    """``arena play`` with a person in one or more seats: the match is stored as a season
+    of its own (``arena.leagues.humans``); Ctrl-C abandons it (stored as abandoned)."""
+    import time
+
+    from .. import db
+    from ..leagues import humans
+    from ..referee import play_match
+    from ..sandbox.bot import make_bot
+    from ..views.exports import play_record
+    from ..views.transcript import print_renderable, render_result
+    from .human import TerminalSeat, human_name
+
+    for name in names:
+        if is_human(name):
+            human_name(name)
+    entries = {name: registry.bot(name, game.name) for name in names if not is_human(name)}
+    engine = db.connect(registry.db_url)
+    defn = humans.create(engine, registry, game.name, variant, names, is_human, seed, secret)
+    deal_seed = humans.deal_seed(defn)
+    state = game.new_state(variant, len(names), deal_seed, record=True)
+    seats = []
+    try:
+        for name in names:
+            seats.append(TerminalSeat(name, lambda: state.events, names, stderr=as_json)
+                         if is_human(name) else make_bot(entries[name], limits))
+        start = time.perf_counter()
+        match, _ = play_match(game, variant, seats, deal_seed, names, secret=defn.secret,
+                              state=state)
+    except KeyboardInterrupt:
+        humans.abandon(engine, defn, state.moves)
+        click.echo(f"arena: match abandoned at move {state.moves}: season {defn.name} is "
+                   "marked abandoned, with no result", err=True)
+        sys.exit(130)
+    finally:
+        for seat in seats:
+            seat.close()
+    match_id = humans.store(engine, defn, match, time.perf_counter() - start)
+    if as_json:
+        click.echo(json.dumps(play_record(game, match, defn.seed, defn.secret), indent=2,
+                              ensure_ascii=False))
+    else:
+        print_renderable(render_result(match))
+    click.echo(f"stored as match {match_id} (season {defn.name}): 'arena replay "
+               f"{match_id}' shows it", err=True)
     show_fault_logs(match.players, match.result.faults, match.logs)
 
 
@@ -220,7 +276,8 @@ def play(registry, game, bot_names, variant, seed, show, omniscient, as_json, li
     """Play one match: one BOT per seat, seat 0 first (in a team game, one BOT per team
     plays every seat of its team). The deal is keyed by a fresh random secret, which --json
     prints: pass that record back with --secret-from and the same --seed to play the same
-    deal again."""
+    deal again. A BOT written human (or human:NAME) is you: that seat is played here, and
+    the match is stored (docs/playing.md)."""
     _play(registry, game, variant, bot_names, seed, show, omniscient, as_json, limits,
           secret_of(secret_from, public_seed))
 

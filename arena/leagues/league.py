@@ -188,6 +188,9 @@ def playable(registry: Registry, row: db.SeasonRow) -> SeasonDef:
     is missing or has changed since the season began, or the season began under another
     way of asking bots or before seasons had secrets."""
     defn = definition(row)
+    if defn.kind == "human":
+        raise ArenaError(f"season {row.name!r} is a person's match ('arena play' with a human "
+                         "seat): it is not resumed; play a new one")
     validate(defn, registry)
     options = json.loads(row.options)
     for name in defn.bots:

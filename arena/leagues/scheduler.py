@@ -73,7 +73,8 @@ class SeasonDef:
     secret: str | None = field(default_factory=new_secret, repr=False)
     config: str = field(default="", repr=False, compare=False)  # the --config file's text
     #: or "match": two bots on duplicate deals (arena.leagues.match); or "ladder": a placement, in
-    #: which only the groups holding the first bot play (arena.leagues.ladder)
+    #: which only the groups holding the first bot play (arena.leagues.ladder); or "human":
+    #: one match with a person in a seat, ``bots`` its seats in order (arena.leagues.humans)
     kind: str = "season"
     sprt: str = ""  # a match's SPRT, "elo0=0,elo1=10,alpha=0.05,beta=0.05": ends it early
     #: a match in a game of more seats: the bots of the other seats, in seat order (bots
@@ -162,6 +163,8 @@ def round_groups(defn: SeasonDef) -> Iterator[list[tuple[str, ...]]]:
 def fixture_count(defn: SeasonDef) -> int:
     if defn.field:
         return defn.rounds * defn.players * 2
+    if defn.kind == "human":  # one match, its seats as named (arena.leagues.humans)
+        return 1
     k, n = len(defn.bots), defn.group
     if defn.kind == "ladder":
         return defn.rounds * math.comb(k - 1, n - 1) * defn.seatings
@@ -187,6 +190,9 @@ def fixtures(defn: SeasonDef) -> Iterator[Fixture]:
     """Every fixture of the season in order, streamed (never all in memory)."""
     if defn.field:
         yield from _field_fixtures(defn)
+        return
+    if defn.kind == "human":  # one match, its seats as named (arena.leagues.humans)
+        yield Fixture(0, 0, defn.bots, keyed_seed(defn.secret, "play", defn.seed))
         return
     index = 0
     for rnd, round_ in enumerate(round_groups(defn)):

@@ -50,13 +50,25 @@ def render_transcript(match, events: list, omniscient: bool = False,
     names = match.players
     parts = [Text(f"{match.game} · {match.variant} · seed {match.seed} · "
                   + ", ".join(f"seat {i}: {n}" for i, n in enumerate(names)), style="bold")]
-    if match.game == "tractor":
-        return Group(*parts, *_tractor(events, names, omniscient, viewer), render_result(match))
-    if match.game == "cherki":
-        return Group(*parts, *_cherki(events, names, omniscient, viewer), render_result(match))
-    moves = Table(box=None, pad_edge=False, show_edge=False)
-    for col in ("move", "seat", "stage", "cards", "what happens"):
-        moves.add_column(col, justify="right" if col == "move" else "left")
+    return Group(*parts, *render_events(match.game, events, names, omniscient, viewer),
+                 render_result(match))
+
+
+def render_events(game: str, events: list, names: list[str], omniscient: bool = False,
+                  viewer: int | None = None) -> list:
+    """Rich renderables for ``events`` - all of a match's, or the ones since some point
+    (what a person playing seat ``viewer`` has not seen yet) - as ``render_transcript``
+    shows them."""
+    if game == "tractor":
+        return _tractor(events, names, omniscient, viewer)
+    if game == "cherki":
+        return _cherki(events, names, omniscient, viewer)
+    return _vandtia(events, names, omniscient, viewer)
+
+
+def _vandtia(events: list, names: list[str], omniscient: bool, viewer: int | None) -> list:
+    parts: list = []
+    moves = _rows()
     for ev in events:
         if ev["stage"] == "deal":
             parts.append(_deal_table(ev, names, omniscient, viewer))
@@ -70,9 +82,16 @@ def render_transcript(match, events: list, omniscient: bool = False,
             ("draw", "flip")) else action.split()[0]
         moves.add_row(str(ev["move"]), f"{ev['seat']} {names[ev['seat']]}", ev["stage"],
                       shown, _effects(ev, omniscient or ev["seat"] == viewer))
-    parts.append(moves)
-    parts.append(render_result(match))
-    return Group(*parts)
+    if moves.row_count or not parts:  # not an empty table under the deal
+        parts.append(moves)
+    return parts
+
+
+def _rows() -> Table:
+    rows = Table(box=None, pad_edge=False, show_edge=False)
+    for col in ("move", "seat", "stage", "cards", "what happens"):
+        rows.add_column(col, justify="right" if col == "move" else "left")
+    return rows
 
 
 def _deal_table(ev: dict, names: list[str], omniscient: bool, viewer: int | None) -> Table:
@@ -117,10 +136,10 @@ def _tractor(events: list, names: list[str], omniscient: bool, viewer: int | Non
                               else f"{len(ev['hands'][p])} hidden")
             hands.add_row("kitty", cards_text(ev["kitty"]) if omniscient else "8 hidden")
             parts.append(hands)
-            rows = Table(box=None, pad_edge=False, show_edge=False)
-            for col in ("move", "seat", "stage", "cards", "what happens"):
-                rows.add_column(col, justify="right" if col == "move" else "left")
+            rows = _rows()
             continue
+        if rows is None:  # events from the middle of a deal
+            rows = _rows()
         if stage == "bid":
             rows.add_row(str(ev["move"]), who, "bid", cards_text(ev.get("cards", [])),
                          "declares" if ev["action"] == "declare" else "passes")
