@@ -544,10 +544,11 @@ def set_status(engine, season_id: int, status: str) -> None:
 
 
 def results(engine, game: str, variant: str, players: int | None = None,
-            season: str | None = None):
+            season: str | None = None, humans: bool = False):
     """``(seats, ranks, scores, faults)`` per stored match of a league, in fixture order
     (seasons in creation order), streamed from one query. The league leaves out the
-    seasons of people's matches (``HUMAN_SEASONS``); ``season`` names any one season."""
+    seasons of people's matches (``HUMAN_SEASONS``) - with ``humans``, it is those alone:
+    the people and the bots they met; ``season`` names any one season."""
     query = (select(SeatRow.match_id, SeatRow.bot, SeatRow.rank, SeatRow.score, SeatRow.fault)
              .join(MatchRow, SeatRow.match_id == MatchRow.id)
              .join(SeasonRow, MatchRow.season_id == SeasonRow.id)
@@ -556,7 +557,9 @@ def results(engine, game: str, variant: str, players: int | None = None,
         query = query.where(SeasonRow.players == players)
     if season is not None:
         query = query.where(SeasonRow.name == season)
-    else:  # a person's matches are not mixed into a bot league unless named
+    elif humans:
+        query = query.where(SeasonRow.name.like(HUMAN_SEASONS + "%"))
+    else:  # a person's matches are not mixed into a bot league unless asked
         query = query.where(SeasonRow.name.not_like(HUMAN_SEASONS + "%"))
     query = query.order_by(SeasonRow.id, MatchRow.fixture, SeatRow.seat)
     with engine.connect() as conn:

@@ -193,6 +193,14 @@ def test_a_persons_matches_stay_out_of_the_bot_league_unless_named(tmp_path):
     own = arena("leaderboard", "vandtia", "--variant", "cardems", "--season", name,
                 "--format", "json", db_path=db_path)
     assert {r["bot"] for r in json.loads(own.stdout)} == {"human:Ada", "random"}
+    assert arena("play", "vandtia", "human:Bo", "greedy", "--variant", "cardems",
+                 db_path=db_path, stdin="1\n" * 2000).returncode == 0
+    people = json.loads(arena("leaderboard", "vandtia", "--variant", "cardems", "--humans",
+                              "--format", "json", db_path=db_path).stdout)
+    assert sorted((r["bot"], r["games"]) for r in people) == [
+        ("greedy", 1), ("human:Ada", 1), ("human:Bo", 1), ("random", 1)]
+    both = arena("leaderboard", "vandtia", "--humans", "--season", name, db_path=db_path)
+    assert both.returncode == 2 and "give one of them" in both.stderr
 
 
 def test_a_person_takes_one_seat_and_a_name_is_one_word(tmp_path):

@@ -376,9 +376,14 @@ def _show_leaderboard(engine, registry, row) -> None:
               show_default=True)
 @click.option("--all-versions", is_flag=True,
               help="Every version of a submitted bot (default: its latest).")
+@click.option("--humans", is_flag=True,
+              help="The league of people's matches (arena play with a human seat): the "
+              "people and the bots they met.")
 @click.pass_obj
-def leaderboard(registry, game, variant, players, season_name, fmt, all_versions) -> None:
-    """Ratings of one league (game, variant, players), best first by mu - 3 sigma."""
+def leaderboard(registry, game, variant, players, season_name, fmt, all_versions,
+                humans) -> None:
+    """Ratings of one league (game, variant, players), best first by mu - 3 sigma. People's
+    matches (arena play with a human seat) are rated apart: --humans."""
     from .. import db
     from ..leagues import league
     from ..views import leaderboard as views
@@ -390,7 +395,11 @@ def leaderboard(registry, game, variant, players, season_name, fmt, all_versions
     engine = _engine(registry)
     if season_name is not None:
         db.get_season(engine, season_name)
-    standings = league.standings(engine, registry, game, variant, players, season_name)
+    if humans and season_name is not None:
+        raise ArenaError("--humans rates every person's match of the league; --season one "
+                         "season: give one of them")
+    standings = league.standings(engine, registry, game, variant, players, season_name,
+                                 humans)
     if not all_versions:  # a submitted bot's older versions keep their rows, not shown
         from ..leagues.ladder import latest_only
 
@@ -401,7 +410,8 @@ def leaderboard(registry, game, variant, players, season_name, fmt, all_versions
         click.echo(views.to_csv(standings), nl=False)
     else:
         print_renderable(views.table(standings, f"{game} {variant}, {players} players"
-                                     + (f", season {season_name}" if season_name else "")))
+                                     + (f", season {season_name}" if season_name else "")
+                                     + (", people's matches" if humans else "")))
 
 
 @click.command("replay")

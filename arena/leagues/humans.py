@@ -10,7 +10,8 @@ A match the person abandons (Ctrl-C, or the end of its input) stores no result: 
 is marked ``abandoned`` (the move it stopped at in its options), and nothing is rated from
 it. Such a season is not resumed. Leaderboards of a league leave human seasons out
 (``db.HUMAN_SEASONS``) unless one is named with ``--season``: people and bots are not mixed
-into one league unless asked.
+into one league unless asked. The people's matches of a league are rated as a league of
+their own (``arena leaderboard --humans``): the people and the bots they met.
 """
 
 from __future__ import annotations

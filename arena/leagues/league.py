@@ -294,8 +294,9 @@ def finish(engine, registry: Registry, row: db.SeasonRow, season: list[Standing]
 
 
 def standings(engine, registry: Registry, game: str, variant: str, players: int | None,
-              season: str | None) -> list[Standing]:
-    """Ratings of a league (or one season of it), replayed in fixture order."""
+              season: str | None, humans: bool = False) -> list[Standing]:
+    """Ratings of a league (or one season of it), replayed in fixture order; with
+    ``humans``, of the people's matches of the league instead (``arena.leagues.humans``)."""
     g = registry.game(game)
-    return rate(db.results(engine, game, variant, players, season), g.draw_probability,
-                g.teams)
+    return rate(db.results(engine, game, variant, players, season, humans),
+                g.draw_probability, g.teams)
