@@ -1,6 +1,6 @@
 """The compiled Vändtia engine (vandtia.py compiled by Cython when arena is installed) plays
 exactly the games of the pure-Python module it is compiled from; the pure path itself runs
-every Vändtia test in tox's ``pure`` environment (``ARENA_PURE=1``)."""
+every Vändtia test a second time in tox (``ARENA_PURE=1``)."""
 
 import importlib.util
 import os
