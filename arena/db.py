@@ -536,10 +536,12 @@ def end_at(engine, season_id: int, fixtures: int) -> None:
                      .values(fixtures=fixtures, updated_at=now()))
 
 
-def set_status(engine, season_id: int, status: str) -> None:
+def set_status(engine, season_id: int, status: str, options: dict | None = None) -> None:
+    """Set a season's status (and, given, its options)."""
+    extra = {"options": dumps(options)} if options is not None else {}
     with Session(engine) as session:
         session.execute(SeasonRow.__table__.update().where(SeasonRow.id == season_id)
-                        .values(status=status, updated_at=now()))
+                        .values(status=status, updated_at=now(), **extra))
         session.commit()
 
 

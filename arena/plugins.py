@@ -65,6 +65,23 @@ class BotEntry:
         return replace(self, name=entrant, spec={**self.spec, "options": options})
 
 
+#: A person's seat in ``arena play``: ``human`` or ``human:NAME`` (``arena.cli.human``).
+HUMAN = "human"
+
+
+def is_human(entrant: str) -> bool:
+    return entrant == HUMAN or entrant.startswith(HUMAN + ":")
+
+
+def check_human(entrant: str) -> None:
+    """ArenaError unless a person's seat is ``human`` or ``human:NAME``, NAME one word of
+    letters, digits, ``_``, ``-`` or ``.``."""
+    name = entrant.partition(":")[2]
+    if entrant.endswith(":") or (name and not all(c.isalnum() or c in "_-." for c in name)):
+        raise ArenaError(f"{entrant!r}: a human seat is 'human' or 'human:NAME' (NAME: "
+                         "letters, digits, _ - .)")
+
+
 def parse_entrant(text: str) -> tuple[str, dict[str, str]]:
     """``"ismcts:iterations=2000,c=1.4"`` -> ``("ismcts", {"iterations": "2000", "c": "1.4"})``;
     a plain name has no options. ArenaError if malformed."""

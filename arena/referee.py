@@ -7,6 +7,7 @@ every state from those, so the stored replay is the action list and nothing else
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from .cards import PUBLIC_SECRET, keyed_seed
@@ -30,6 +31,17 @@ class Match:
     actions: list = field(default_factory=list)
     result: Result | None = None
     logs: dict[int, str] = field(default_factory=dict)  # a faulty seat's log tail
+
+    def stored(self, fixture: int, duration: float, move_times: dict | None = None) -> dict:
+        """The match as a season's results hold it (``db.store_results``): fixture
+        ``fixture`` of its season; ``move_times`` per seat, the wall seconds of each move it
+        was asked."""
+        return {"fixture": fixture, "seed": self.seed, "seats": list(self.players),
+                "result": self.result.to_json(), "duration": duration,
+                "replay": json.dumps(self.actions, separators=(",", ":")),
+                "logs": {str(k): v for k, v in self.logs.items()},
+                "move_s": {str(seat): (sum(t) / len(t), max(t))
+                           for seat, t in (move_times or {}).items() if t}}
 
     def to_json(self) -> dict:
         return {

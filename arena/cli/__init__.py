@@ -14,7 +14,6 @@ import click
 
 from .. import DEFAULT_DB, __version__
 from ..errors import ArenaError, masked
-from .human import is_human
 from .options import secret_of, secret_options
 
 
@@ -156,6 +155,7 @@ def _versions_table(registry, name: str, played: dict):
 
 def _play(registry, game_name, variant, bot_names, seed, show, omniscient, as_json,
           limits="", secret=None):
+    from ..plugins import is_human
     from ..referee import play_match, replay
     from ..sandbox.bot import make_bot
     from ..sandbox.process import Limits
@@ -166,15 +166,15 @@ def _play(registry, game_name, variant, bot_names, seed, show, omniscient, as_js
     secret = secret or secret_of(None, False)
     game = registry.game(game_name)
     bot_names = list(bot_names)
+    people = any(is_human(name) for name in bot_names)
     if game.teams and len(bot_names) == game.teams:  # one bot per team plays all its seats
-        if any(is_human(name) for name in bot_names):
-            raise ArenaError(f"a person plays one seat: name a bot or a person for each of "
-                             f"the {game.variants[game.check(variant)][0]} seats (e.g. human "
-                             f"{' '.join(['greedy'] * 3)})")
         seats = game.variants[game.check(variant)][0]
+        if people:
+            raise ArenaError(f"a person plays one seat: name a bot or a person for each of "
+                             f"the {seats} seats (e.g. human {' '.join(['greedy'] * 3)})")
         bot_names = [bot_names[s % game.teams] for s in range(seats)]
     variant = game.check(variant, len(bot_names))
-    if any(is_human(name) for name in bot_names):
+    if people:
         _play_human(registry, game, variant, bot_names, seed, as_json, limits, secret)
         return
     entries = [registry.bot(name, game.name) for name in bot_names]
@@ -207,18 +207,19 @@ def _play_human(registry, game, variant, names, seed, as_json, limits, secret) -
 
     from .. import db
     from ..leagues import humans
+    from ..plugins import check_human, is_human
     from ..referee import play_match
     from ..sandbox.bot import make_bot
     from ..views.exports import play_record
     from ..views.transcript import print_renderable, render_result
-    from .human import TerminalSeat, human_name
+    from .human import TerminalSeat
 
     for name in names:
         if is_human(name):
-            human_name(name)
+            check_human(name)
     entries = {name: registry.bot(name, game.name) for name in names if not is_human(name)}
     engine = db.connect(registry.db_url)
-    defn = humans.create(engine, registry, game.name, variant, names, is_human, seed, secret)
+    defn = humans.create(engine, registry, game.name, variant, names, seed, secret)
     deal_seed = humans.deal_seed(defn)
     state = game.new_state(variant, len(names), deal_seed, record=True)
     seats = []

@@ -18,25 +18,8 @@ import sys
 import termios
 import tty
 
-from ..errors import ArenaError
 from ..views import seat as view
 from ..views.transcript import print_renderable, render_events
-
-HUMAN = "human"
-
-
-def is_human(entrant: str) -> bool:
-    return entrant == HUMAN or entrant.startswith(HUMAN + ":")
-
-
-def human_name(entrant: str) -> str:
-    """The name a human seat plays and is stored under: ``human`` or ``human:Ada``.
-    ArenaError for a name that is not one word of letters, digits, ``_``, ``-`` or ``.``."""
-    name = entrant.partition(":")[2]
-    if entrant.endswith(":") or (name and not all(c.isalnum() or c in "_-." for c in name)):
-        raise ArenaError(f"{entrant!r}: a human seat is 'human' or 'human:NAME' (NAME: "
-                         "letters, digits, _ - .)")
-    return entrant
 
 
 class Abandoned(KeyboardInterrupt):
@@ -122,7 +105,7 @@ class TerminalSeat:
         try:
             tty.setraw(fd, termios.TCSANOW)
             key = _key(fd)
-            if key == "?" or (key in view.KEYS and view.KEYS.index(key) < len(legal)):
+            if key == "?" or view.by_key(key, legal) is not None:
                 out.write(key + "\r\n")
                 return key
             text = key if key.isprintable() and key.strip() else ""

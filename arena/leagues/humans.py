@@ -19,11 +19,10 @@ from __future__ import annotations
 import json
 import secrets
 
-from sqlmodel import Session
-
 from .. import db
 from ..errors import ArenaError
-from ..plugins import Registry
+from ..plugins import Registry, is_human
+from .league import bot_row
 from .scheduler import SeasonDef, fixtures
 
 #: How a person's seat is recorded among the season's bots.
@@ -31,20 +30,13 @@ PERSON = {"version": "person", "source": "a person at the terminal", "code_hash"
 
 
 def create(engine, registry: Registry, game: str, variant: str, seats: list[str],
-           is_human, seed: int | None = None, secret: str | None = None) -> SeasonDef:
+           seed: int | None = None, secret: str | None = None) -> SeasonDef:
     """Store the season of a new human match (``seats``: each seat's name, in order) and
     return its definition; ``fixtures(defn)`` yields its one match."""
     g = registry.game(game)
     variant = g.check(variant, len(seats))
-    bots = []
-    for name in dict.fromkeys(seats):
-        if is_human(name):
-            bots.append(db.BotRow(name=name, game=game, **PERSON))
-        else:
-            entry = registry.bot(name, game)
-            version = entry.source.split()[-1] if " " in entry.source else "file"
-            bots.append(db.BotRow(name=name, game=game, version=version, source=entry.source,
-                                  code_hash=entry.code_hash))
+    bots = [db.BotRow(name=name, game=game, **PERSON) if is_human(name)
+            else bot_row(registry, name, game) for name in dict.fromkeys(seats)]
     prefix = f"{db.HUMAN_SEASONS}{game}/{variant}/{len(seats)}p/"
     seed = secrets.randbelow(2**31) if seed is None else seed
     extra = {"secret": secret} if secret is not None else {}
@@ -69,11 +61,7 @@ def deal_seed(defn: SeasonDef) -> int:
 def store(engine, defn: SeasonDef, match, duration: float) -> int:
     """Store the finished match as its season's one match; its id."""
     row = db.get_season(engine, defn.name)
-    db.store_results(engine, row.id, [{
-        "fixture": 0, "seed": match.seed, "seats": list(match.players),
-        "result": match.result.to_json(), "duration": duration,
-        "replay": json.dumps(match.actions, separators=(",", ":")),
-        "logs": {str(k): v for k, v in match.logs.items()}}])
+    db.store_results(engine, row.id, [match.stored(0, duration)])
     db.set_status(engine, row.id, "done")
     return next(db.season_matches(engine, row.id))[0].id
 
@@ -81,9 +69,5 @@ def store(engine, defn: SeasonDef, match, duration: float) -> int:
 def abandon(engine, defn: SeasonDef, moves: int) -> None:
     """Mark the season abandoned after ``moves`` moves: it holds no match and no result."""
     row = db.get_season(engine, defn.name)
-    options = {**json.loads(row.options), "abandoned_at_move": moves}
-    with Session(engine) as session:
-        session.execute(db.SeasonRow.__table__.update().where(db.SeasonRow.id == row.id)
-                        .values(status="abandoned", options=json.dumps(options),
-                                updated_at=db.now()))
-        session.commit()
+    db.set_status(engine, row.id, "abandoned",
+                  {**json.loads(row.options), "abandoned_at_move": moves})

@@ -37,14 +37,17 @@ def definition(row: db.SeasonRow) -> SeasonDef:
                             row.rounds, row.seed, json.loads(row.options), row.secret)
 
 
+def bot_row(registry: Registry, name: str, game: str) -> db.BotRow:
+    """How a season records a bot: its version, source and code hash."""
+    entry = registry.bot(name, game)
+    version = entry.source.split()[-1] if " " in entry.source else "file"
+    return db.BotRow(name=name, game=game, version=version, source=entry.source,
+                     code_hash=entry.code_hash)
+
+
 def create(engine, registry: Registry, defn: SeasonDef) -> db.SeasonRow:
     validate(defn, registry)
-    bots = []
-    for name in defn.bots:
-        entry = registry.bot(name, defn.game)
-        version = entry.source.split()[-1] if " " in entry.source else "file"
-        bots.append(db.BotRow(name=name, game=defn.game, version=version, source=entry.source,
-                              code_hash=entry.code_hash))
+    bots = [bot_row(registry, name, defn.game) for name in defn.bots]
     return db.create_season(engine, defn, bots, fixture_count(defn),
                             registry.game(defn.game).rules_version)
 

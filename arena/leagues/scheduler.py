@@ -29,7 +29,6 @@ yet stored.
 from __future__ import annotations
 
 import ctypes
-import json
 import math
 import os
 import random
@@ -182,8 +181,7 @@ def default_batch(game, defn: SeasonDef) -> int:
     of the season, so that a short season still spreads over the workers - and no less than
     ``MIN_BATCH`` (or the game's, where that is smaller). A function of the definition
     alone, like the batches themselves."""
-    game_batch = game.batch(defn.variant)
-    return max(1, min(game_batch, max(MIN_BATCH, -(-fixture_count(defn) // 16))))
+    return max(1, min(game.batch(defn.variant), max(MIN_BATCH, -(-fixture_count(defn) // 16))))
 
 
 def fixtures(defn: SeasonDef) -> Iterator[Fixture]:
@@ -322,13 +320,8 @@ def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits:
             start = time.perf_counter()
             match, _ = play_match(game, variant, bots, fx.seed, list(fx.seats), secret=secret)
             duration = time.perf_counter() - start
-            out.append({"fixture": fx.index, "seed": fx.seed, "seats": list(fx.seats),
-                        "result": match.result.to_json(), "duration": duration,
-                        "replay": json.dumps(match.actions, separators=(",", ":")),
-                        "logs": {str(k): v for k, v in match.logs.items()},
-                        "move_s": {str(seat): (sum(b.move_times) / len(b.move_times),
-                                               max(b.move_times))
-                                   for seat, b in enumerate(bots) if b.move_times}})
+            out.append(match.stored(fx.index, duration,
+                                    {seat: b.move_times for seat, b in enumerate(bots)}))
     finally:
         for pool in pools.values():
             for bot, _ in pool:

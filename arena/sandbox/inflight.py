@@ -273,13 +273,7 @@ def _actions(proc: Shared, answer: dict, lives: list) -> dict:
 
 
 def _result(live: Live, match) -> dict:
-    fx = live.fx
-    return {"fixture": fx.index, "seed": fx.seed, "seats": list(fx.seats),
-            "result": match.result.to_json(), "duration": live.duration,
-            "replay": json.dumps(match.actions, separators=(",", ":")),
-            "logs": {str(k): v for k, v in match.logs.items()},
-            "move_s": {str(seat): (sum(t) / len(t), max(t))
-                       for seat, t in live.times.items() if t}}
+    return match.stored(live.fx.index, live.duration, live.times)
 
 
 def _alone(game, variant: str, fx, entry, limits: Limits, secret: str) -> dict:

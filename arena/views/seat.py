@@ -52,6 +52,12 @@ def key_of(index: int) -> str | None:
     return KEYS[index] if index < len(KEYS) else None
 
 
+def by_key(key: str, legal: list):
+    """The legal action ``key`` chooses, or None."""
+    index = KEYS.find(key) if len(key) == 1 else -1
+    return legal[index] if 0 <= index < len(legal) else None
+
+
 def render_help(game: str) -> Table:
     table = Table("action", "what it does", title=f"{game} actions", title_justify="left",
                   box=None)
@@ -89,8 +95,8 @@ def choose(text: str, legal: list) -> str | None:
     text = " ".join(text.split())
     if not text:
         return None
-    if len(text) == 1 and text in KEYS and KEYS.index(text) < len(legal):
-        return legal[KEYS.index(text)]
+    if (keyed := by_key(text, legal)) is not None:
+        return keyed
     for action in legal:
         if str(action).upper() == text.upper():
             return action
