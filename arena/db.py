@@ -443,6 +443,22 @@ def get_season(engine, name: str) -> SeasonRow:
     return row
 
 
+def season_by_id(engine, season_id: int) -> SeasonRow | None:
+    with Session(engine) as session:
+        return session.get(SeasonRow, season_id)
+
+
+def progress(engine, season_id: int) -> tuple[int, str] | None:
+    """A season's stored matches and its status (None: no such season), in one cheap query:
+    what a live page polls."""
+    with engine.connect() as conn:
+        row = conn.execute(
+            select(SeasonRow.status, select(func.count()).select_from(MatchRow)
+                   .where(MatchRow.season_id == season_id).scalar_subquery())
+            .where(SeasonRow.id == season_id)).first()
+    return None if row is None else (row[1], row[0])
+
+
 def season_names(engine) -> set[str]:
     with engine.connect() as conn:
         return set(conn.execute(select(SeasonRow.name)).scalars())

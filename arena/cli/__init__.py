@@ -288,11 +288,12 @@ def _register_commands() -> None:
     from .match import gauntlet_command, match_command
     from .report import report_command
     from .season import leaderboard, replay_command, season, verify_command
+    from .serve import serve_command
     from .store import key_command, ladder_command, submit_command, withdraw_command
 
     for command in (season, leaderboard, replay_command, verify_command, match_command,
                     gauntlet_command, report_command, submit_command, withdraw_command,
-                    ladder_command, key_command):
+                    ladder_command, key_command, serve_command):
         cli.add_command(command)
 
 

@@ -43,18 +43,39 @@ def match_frames(game, variant: str, seed: int, actions: list, names: list[str],
             "frames": frames, "result": result}
 
 
+def seat_frame(game: str, state, names: list[str], seat: int, actor, action) -> dict:
+    """One frame as ``seat`` alone sees it, uncompressed: its view is built from
+    ``state.observation(seat)`` - nothing of another seat's observation and nothing of
+    ``reveal`` - and the last action is shown as that seat knows it (in full only when it is
+    the seat's own). What a person at a live table, or a watcher from that seat, is sent."""
+    observation = state.observation(seat)
+    zones, facts = _BUILDERS[game](observation, names, None)
+    return {"move": observation["move"], "actor": actor, "facts": facts,
+            "views": [_rows(zones)], "log": _log(game, names, actor, action,
+                                                 secret=actor == seat)}
+
+
+def seat_header(game: str, variant: str, names: list[str], seat: int) -> dict:
+    """The frames' header for one seat's view (``seat_frame``): the viewer draws view 0 as
+    seat ``seat``."""
+    return {"game": game, "variant": variant, "names": list(names),
+            "views": [f"seat {seat} · {names[seat]}"], "view_seats": [seat]}
+
+
+def _rows(zones: list[dict]) -> list[dict]:
+    for zone in zones:
+        zone["rows"] = [[label, " ".join(cards), hidden] for label, cards, hidden in zone["rows"]]
+    return zones
+
+
 def _frame(game: str, state, build, names, actor, action) -> dict:
     players = len(names)
     observations = [state.observation(p) for p in range(players)]
     views = [build(observations[p], names, None) for p in range(players)]
     views.append(build(observations[0], names, state.reveal()))
-    for zones, _ in views:
-        for zone in zones:
-            zone["rows"] = [[label, " ".join(cards), hidden]
-                            for label, cards, hidden in zone["rows"]]
     frame = {"move": observations[0]["move"], "actor": actor,
              "log": _log(game, names, actor, action, secret=False),
-             "facts": views[0][1], "views": [zones for zones, _ in views]}
+             "facts": views[0][1], "views": [_rows(zones) for zones, _ in views]}
     full = _log(game, names, actor, action, secret=True)
     if full != frame["log"]:
         frame["full"] = full
@@ -237,22 +258,6 @@ def _cherki(o: dict, names, reveal: dict | None) -> dict:
              ["draws", ", ".join(f"seat {p}: {n}" for p, n in enumerate(o["draws"]))],
              ["takes", str(len(o["takes"]))]]
     return zones, facts
-
-
-def _delta(frames: list[dict]) -> None:
-    """Keep only what changed: a zone, or the facts, equal to the same view's in the frame
-    before becomes 0 (the viewer carries the earlier one forward). A long match shrinks
-    about tenfold."""
-    before: list[dict] | None = None
-    for frame in frames:
-        now = [dict(v, zones=list(v["zones"])) for v in frame["views"]]
-        if before is not None:
-            for view, old, new in zip(frame["views"], before, now, strict=True):
-                view["zones"] = [0 if z == o else z for z, o in
-                                 zip(new["zones"], old["zones"], strict=True)]
-                if new["facts"] == old["facts"]:
-                    view["facts"] = 0
-        before = now
 
 
 _BUILDERS = {"vandtia": _vandtia, "tractor": _tractor, "cherki": _cherki}

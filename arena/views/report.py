@@ -96,26 +96,39 @@ def write_report(engine, registry, folder, season: str | None = None,
     if match_id is not None:
         _match_page(env, engine, registry, out, *db.get_match(engine, match_id))
         return out
+    context = index_context(engine, registry, season)
+    for lg in context["leagues"]:
+        for row in lg["rows_of_seasons"]:
+            _season_page(env, engine, registry, out, row, matches)
+    _write(out, "index.html", env.get_template("index.html").render(**context))
+    return out
+
+
+def index_context(engine, registry, season: str | None = None,
+                  humans: bool | None = None) -> dict:
+    """What the index page shows: each league's standings and seasons (only ``season``'s,
+    if named). ``humans`` None: every season is listed, the standings are the bots' league;
+    False: the bots' seasons alone; True: the people's matches alone, and their league."""
     rows = [row for row, _ in db.list_seasons(engine)]
     if season is not None:
         rows = [db.get_season(engine, season)]
-    if not rows:
+    else:
+        rows = [r for r in rows
+                if humans is None or r.name.startswith(db.HUMAN_SEASONS) == humans]
+    if not rows and humans is None:
         raise ArenaError("no seasons in this database: 'arena season run' plays one")
     leagues: dict[tuple, list] = {}
     for row in rows:
         leagues.setdefault((row.game, row.variant, row.players), []).append(row)
     index = []
     for (game, variant, players), seasons in leagues.items():
-        standings = league.standings(engine, registry, game, variant, players, season)
+        standings = league.standings(engine, registry, game, variant, players, season,
+                                     humans=bool(humans))
         index.append({"game": game, "variant": variant, "players": players,
                       "title": registry.game(game).title,
-                      "rows": leaderboard.rows(standings),
+                      "rows": leaderboard.rows(standings), "rows_of_seasons": seasons,
                       "seasons": [_season_summary(engine, r) for r in seasons]})
-        for row in seasons:
-            _season_page(env, engine, registry, out, row, matches)
-    _write(out, "index.html", env.get_template("index.html").render(
-        leagues=index, one_season=season))
-    return out
+    return {"leagues": index, "one_season": season, "humans": humans}
 
 
 def _copy_static(folder: Path) -> None:
@@ -199,11 +212,20 @@ def choose(matches, how: str | int) -> set[int]:
 
 
 def _season_page(env, engine, registry, out: Written, row, how) -> None:
+    context, rows = season_context(engine, registry, row, how)
+    for m, seats in rows:
+        _match_page(env, engine, registry, out, m, row, seats)
+    _write(out, f"season-{row.id}.html", env.get_template("season.html").render(**context))
+
+
+def season_context(engine, registry, row, how) -> tuple[dict, list]:
+    """What a season's page shows, and the ``(match, seats)`` rows given a replay page
+    (``choose``)."""
     game = registry.game(row.game)
     bots = json.loads(row.bots)
     results = list(db.results(engine, row.game, row.variant, row.players, row.name))
     chart, standings = rating_history(results, bots, game.draw_probability, game.teams)
-    listed, faults = [], {}
+    listed, faults, paged = [], {}, []
     rows = list(db.season_matches(engine, row.id))
     pages = choose(((m.id, [s.bot for s in seats], [s.fault for s in seats])
                     for m, seats in rows), how)
@@ -219,10 +241,10 @@ def _season_page(env, engine, registry, out: Written, row, how) -> None:
                            "ranks": [s.rank for s in seats],
                            "scores": [s.score for s in seats], "reason": m.reason,
                            "faults": [s.fault for s in seats]})
-            _match_page(env, engine, registry, out, m, row, seats)
+            paged.append((m, seats))
     pairs = leaderboard.pairwise(db.season_results(engine, row.id), bots)
     times = db.move_times(engine, row.id)
-    _write(out, f"season-{row.id}.html", env.get_template("season.html").render(
+    return dict(
         season=_season_summary(engine, row), row=row, title=game.title,
         options=json.loads(row.options or "{}"),
         standings=leaderboard.rows(standings),
@@ -234,11 +256,16 @@ def _season_page(env, engine, registry, out: Written, row, how) -> None:
         faults=sorted(faults.values(), key=lambda f: (f["bot"], f["kind"])),
         times=[{"bot": b, "mean": m, "max": t, "n": n} for b, (m, t, n) in sorted(
             times.items())],
-        matches=listed, total=len(rows)))
+        matches=listed, total=len(rows)), paged
+
+
+def match_context(registry, match, season, seats) -> dict:
+    """What a match's replay page shows."""
+    return dict(match=match, season=season, seats=seats,
+                title=registry.game(season.game).title,
+                frames=frames_for_row(registry, match, season, seats))
 
 
 def _match_page(env, engine, registry, out: Written, match, season, seats) -> None:
-    frames = frames_for_row(registry, match, season, seats)
     _write(out, f"match-{match.id}.html", env.get_template("match.html").render(
-        match=match, season=season, seats=seats, title=registry.game(season.game).title,
-        frames=frames))
+        **match_context(registry, match, season, seats)))

@@ -1,9 +1,10 @@
 // The rating chart of a season page: each bot's mu after every rated match, a band of
 // +-sigma around it, drawn by uPlot (bundled beside this file).
-(function () {
+// A live season page (arena serve) draws it again with new data: drawRatingChart(data).
+window.drawRatingChart = function (data) {
   "use strict";
   var box = document.getElementById("rating-chart");
-  var data = JSON.parse(document.getElementById("chart-data").textContent);
+  box.replaceChildren();
   var names = Object.keys(data.bots);
   var columns = [data.x], series = [{label: "match"}], bands = [];
   var colours = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
@@ -27,4 +28,5 @@
     legend: {show: true, live: true},
     cursor: {drag: {x: true, y: false}},
   }, columns, box);
-})();
+};
+window.drawRatingChart(JSON.parse(document.getElementById("chart-data").textContent));

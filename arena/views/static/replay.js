@@ -1,18 +1,16 @@
 // The replay viewer: draws the frames that arena.views.frames made from the engine.
-// It knows how cards look, never a rule of a game.
-(function () {
+// It knows how cards look, never a rule of a game. A replay page starts it on the frames
+// embedded in the page; a live table (arena serve) starts it on one seat's frames and
+// appends the frames that come after (arenaViewer(data).append).
+window.arenaViewer = function (data) {
   "use strict";
-  var data = JSON.parse(document.getElementById("frames").textContent);
   var game = data.game, frames = data.frames, seats = data.names.length;
-  var SUITS = {C: ["♣", "black"], D: ["♦", "red"], H: ["♥", "red"], S: ["♠", "black"]};
-  var CHERKI_SUITS = {C: ["coins", "coins"], S: ["strings", "strings"], M: ["myriads", "myriads"]};
-  var HONOURS = {WF: ["White Flower", "white-flower"], RF: ["Red Flower", "red-flower"],
-                 OT: ["Old Thousand", "old-thousand"]};
-
+  // the seat each view is: 0..seats-1 and then everyone, or one seat's view alone
+  var viewSeats = data.view_seats || data.views.map(function (_, v) { return v; });
   // Every view of every frame in full: a zone of 0 is the one before it in time, 1 the
   // one of the view before in the same frame; facts of 0 are the frame before's.
   var full = [], facts = [];
-  frames.forEach(function (f, i) {
+  function unpack(f, i) {
     facts.push(f.facts === 0 ? facts[i - 1] : f.facts);
     full.push(f.views.map(function (zones, v, views) {
       return zones.map(function (z, k) {
@@ -24,16 +22,107 @@
     full[i].forEach(function (zones, v) {
       zones.forEach(function (z, k) { if (z === null) zones[k] = full[i][v - 1][k]; });
     });
-  });
-
-  function el(tag, cls, text) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined) e.textContent = text;
-    return e;
   }
+  frames.forEach(unpack);
 
   function card(name) {
+    return window.arenaCard(game, name);
+  }
+
+  var at = 0, view = Number(document.getElementById("view").value);
+
+  function draw() {
+    var f = frames[at];
+    var seat = viewSeats[view];
+    var everyone = seat === undefined || seat >= seats;
+    var log = (everyone || seat === f.actor) && f.full ? f.full : f.log;
+    document.getElementById("log").textContent = "move " + f.move + " · " + log;
+    var dl = document.getElementById("facts");
+    dl.replaceChildren();
+    facts[at].forEach(function (kv) {
+      dl.appendChild(el("dt", null, kv[0]));
+      dl.appendChild(el("dd", null, kv[1]));
+    });
+    var table = document.getElementById("table");
+    table.replaceChildren();
+    full[at][view].forEach(function (zone, k) {
+      var box = el("div", "zone");
+      if (!everyone && k === seat) box.classList.add("mine");
+      if (k >= seats) box.classList.add("wide");
+      var h = el("h3", null, zone.title + (!everyone && k === seat ? " (this view)" : ""));
+      zone.tags.forEach(function (t) { h.appendChild(el("span", "tag", t)); });
+      box.appendChild(h);
+      zone.rows.forEach(function (row) {
+        var line = el("div", "row");
+        line.appendChild(el("span", "label", row[0]));
+        var cards = el("span", "cards");
+        if (row[1]) row[1].split(" ").forEach(function (n) { cards.appendChild(card(n)); });
+        for (var i = 0; i < row[2]; i++) cards.appendChild(el("span", "card back"));
+        if (!row[1] && !row[2]) cards.appendChild(el("span", "none", "—"));
+        else if (row[2]) cards.appendChild(el("span", "count", row[2] + " hidden"));
+        line.appendChild(cards);
+        box.appendChild(line);
+      });
+      table.appendChild(box);
+    });
+    ["jump", "scrub"].forEach(function (id) {
+      var input = document.getElementById(id);
+      input.max = frames.length - 1;
+      input.value = at;
+    });
+    document.dispatchEvent(new CustomEvent("arena:drawn", {detail: {at: at, last: frames.length - 1}}));
+  }
+
+  function go(i) {
+    at = Math.max(0, Math.min(frames.length - 1, i));
+    draw();
+  }
+
+  document.getElementById("first").onclick = function () { go(0); };
+  document.getElementById("back").onclick = function () { go(at - 1); };
+  document.getElementById("forward").onclick = function () { go(at + 1); };
+  document.getElementById("last").onclick = function () { go(frames.length - 1); };
+  document.getElementById("jump").onchange = function (e) { go(Number(e.target.value)); };
+  document.getElementById("scrub").oninput = function (e) { go(Number(e.target.value)); };
+  document.getElementById("view").onchange = function (e) {
+    view = Number(e.target.value);
+    draw();
+  };
+  document.addEventListener("keydown", function (e) {
+    if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
+    var keys = {ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: frames.length - 1};
+    if (e.key in keys) {
+      e.preventDefault();
+      go(keys[e.key]);
+    }
+  });
+  go(data.start === "last" ? frames.length - 1 : 0);
+  return {
+    // frames that came after the last one; the view follows them if it was at the end
+    append: function (more) {
+      var following = at === frames.length - 1;
+      more.forEach(function (f) { frames.push(f); unpack(f, frames.length - 1); });
+      go(following ? frames.length - 1 : at);
+    },
+    length: function () { return frames.length; },
+  };
+};
+
+function el(tag, cls, text) {
+  var e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+// A card drawn by name: "7H", "BJ", "9M", "WF".
+window.arenaCard = (function () {
+  "use strict";
+  var SUITS = {C: ["♣", "black"], D: ["♦", "red"], H: ["♥", "red"], S: ["♠", "black"]};
+  var CHERKI_SUITS = {C: ["coins", "coins"], S: ["strings", "strings"], M: ["myriads", "myriads"]};
+  var HONOURS = {WF: ["White Flower", "white-flower"], RF: ["Red Flower", "red-flower"],
+                 OT: ["Old Thousand", "old-thousand"]};
+  return function (game, name) {
     var c = el("span", "card");
     c.dataset.card = name;
     if (game === "cherki") {
@@ -63,69 +152,9 @@
     c.appendChild(el("span", "suit", suit[0]));
     c.title = name;
     return c;
-  }
-
-  var at = 0, view = Number(document.getElementById("view").value);
-
-  function draw() {
-    var f = frames[at];
-    var everyone = view === seats;
-    var log = (everyone || view === f.actor) && f.full ? f.full : f.log;
-    document.getElementById("log").textContent = "move " + f.move + " · " + log;
-    var dl = document.getElementById("facts");
-    dl.replaceChildren();
-    facts[at].forEach(function (kv) {
-      dl.appendChild(el("dt", null, kv[0]));
-      dl.appendChild(el("dd", null, kv[1]));
-    });
-    var table = document.getElementById("table");
-    table.replaceChildren();
-    full[at][view].forEach(function (zone, k) {
-      var box = el("div", "zone");
-      if (!everyone && k === view) box.classList.add("mine");
-      if (k >= seats) box.classList.add("wide");
-      var h = el("h3", null, zone.title + (!everyone && k === view ? " (this view)" : ""));
-      zone.tags.forEach(function (t) { h.appendChild(el("span", "tag", t)); });
-      box.appendChild(h);
-      zone.rows.forEach(function (row) {
-        var line = el("div", "row");
-        line.appendChild(el("span", "label", row[0]));
-        var cards = el("span", "cards");
-        if (row[1]) row[1].split(" ").forEach(function (n) { cards.appendChild(card(n)); });
-        for (var i = 0; i < row[2]; i++) cards.appendChild(el("span", "card back"));
-        if (!row[1] && !row[2]) cards.appendChild(el("span", "none", "—"));
-        else if (row[2]) cards.appendChild(el("span", "count", row[2] + " hidden"));
-        line.appendChild(cards);
-        box.appendChild(line);
-      });
-      table.appendChild(box);
-    });
-    document.getElementById("jump").value = at;
-    document.getElementById("scrub").value = at;
-  }
-
-  function go(i) {
-    at = Math.max(0, Math.min(frames.length - 1, i));
-    draw();
-  }
-
-  document.getElementById("first").onclick = function () { go(0); };
-  document.getElementById("back").onclick = function () { go(at - 1); };
-  document.getElementById("forward").onclick = function () { go(at + 1); };
-  document.getElementById("last").onclick = function () { go(frames.length - 1); };
-  document.getElementById("jump").onchange = function (e) { go(Number(e.target.value)); };
-  document.getElementById("scrub").oninput = function (e) { go(Number(e.target.value)); };
-  document.getElementById("view").onchange = function (e) {
-    view = Number(e.target.value);
-    draw();
   };
-  document.addEventListener("keydown", function (e) {
-    if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
-    var keys = {ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: frames.length - 1};
-    if (e.key in keys) {
-      e.preventDefault();
-      go(keys[e.key]);
-    }
-  });
-  draw();
 })();
+
+if (document.getElementById("frames")) {
+  window.arenaViewer(JSON.parse(document.getElementById("frames").textContent));
+}

@@ -1,0 +1,26 @@
+"""``arena serve``: the web application, thin over arena.web."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="The address to listen on (0.0.0.0: every interface).")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
+              help="The port (0: any free one, shown).")
+@click.pass_obj
+def serve_command(registry, host, port) -> None:
+    """Serve the leagues on the web: leaderboards, seasons and replays always current, a
+    running season followed live, and tables where you play bots in the browser
+    (docs/serving.md). Ctrl-C stops it; a match at a table goes on when it starts again."""
+    from .. import db
+    from ..web import serve
+
+    engine = db.connect(registry.db_url)
+
+    def ready(url: str) -> None:
+        click.echo(f"arena: serving {url} (Ctrl-C stops)", err=True)
+
+    serve(engine, registry, host, port, ready=ready)

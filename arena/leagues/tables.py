@@ -1,0 +1,293 @@
+"""A person's match held by a server (``arena serve``): a table with one person's seat among
+sandboxed bots, played one posted action at a time.
+
+The table is the referee (:func:`arena.referee.match_steps`) with the person's decisions
+left pending: :meth:`Table.move` checks a posted action as the referee checks a bot's, then
+asks the bots until the person's next decision or the end. Its season is a person's match
+(:mod:`arena.leagues.humans`, kind ``human``) whose options hold the table: the person's
+seat, a hash of the token its browser holds (the token itself is never stored) and every
+action so far, written at each of the person's decisions and at the end. So a server killed
+at any moment loses nothing: :func:`open_table` rebuilds the table from the stored actions -
+the bots are started again with the same seeds and fed the same observations, and the
+stored actions stand - and the person goes on from where the match was.
+
+What leaves a table for a browser is :meth:`Table.view`: the frames of one seat, each built
+from that seat's observation alone (:func:`arena.views.frames.seat_frame`), and, when the
+person is to move, its legal actions: never a hidden card, a seed or the secret.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import threading
+import time
+
+from .. import db
+from ..errors import ArenaError
+from ..plugins import Registry, check_human, is_human
+from ..referee import Failed, match_steps
+from ..views.frames import seat_frame, seat_header
+from . import humans, league
+
+
+class TableError(ArenaError):
+    """A request the table refuses, with the HTTP status that says why."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class _Watched:
+    """The match's state as the referee drives it, with a hook after every action (forced
+    ones included, which the referee plays without asking anyone)."""
+
+    def __init__(self, state, moved):
+        self._state, self._moved = state, moved
+
+    def __getattr__(self, name):
+        return getattr(self._state, name)
+
+    def apply(self, action) -> None:
+        actor = self._state.to_move
+        self._state.apply(action)
+        self._moved(actor, action)
+
+
+class Table:
+    """One person's match, held live. Every method takes the table's lock: one request at a
+    time moves it, whatever the server's threads."""
+
+    def __init__(self, engine, registry: Registry, row: db.SeasonRow):
+        self.engine, self.registry = engine, registry
+        self.id, self.name = row.id, row.name
+        options = json.loads(row.options)
+        table = options["table"]
+        self.seat, self.token_hash = table["seat"], table["token"]
+        self.stored = list(table["actions"])  # replayed on resume: they stand
+        self.defn = league.definition(row)
+        self.game = registry.game(row.game)
+        self.names = list(self.defn.bots)
+        self.lock = threading.Lock()
+        self.frames: list[dict] = []
+        self.actions: list = []
+        self.pending: list | None = None  # the person's legal actions while it is to move
+        self.match_id: int | None = None
+        self.result: dict | None = None
+        self.status = row.status
+        self.changed = threading.Condition()
+        self.version = 0  # counts changes, for watchers (``wait``)
+        self._bots: list = []
+        self._steps = None
+        self._started = time.perf_counter()
+        limits = table.get("limits", "")
+        entries = {n: registry.bot(n, row.game) for n in self.names if not is_human(n)}
+        from ..sandbox.bot import make_bot
+        from ..sandbox.process import Limits
+
+        state = self.game.new_state(row.variant, row.players, humans.deal_seed(self.defn))
+        self.state = _Watched(state, self._moved)
+        self.frames.append(seat_frame(self.game.name, state, self.names, self.seat, None, None))
+        if row.status != "running":
+            return
+        try:
+            self._bots = [None if is_human(n) else make_bot(entries[n], Limits.parse(limits))
+                          for n in self.names]
+            self._steps = match_steps(self.game, row.variant, row.players,
+                                      humans.deal_seed(self.defn), self.names,
+                                      secret=self.defn.secret, state=self.state)
+            self._drive(next(self._steps))
+        except BaseException:
+            self.close()
+            raise
+
+    # -- the referee's side ----------------------------------------------------------------
+
+    def _moved(self, actor: int, action) -> None:
+        self.actions.append(action)
+        self.frames.append(seat_frame(self.game.name, self.state._state, self.names,
+                                      self.seat, actor, action))
+
+    def _drive(self, ask) -> None:
+        """Answer the referee's asks until the person must choose or the match ends."""
+        try:
+            while True:
+                kind, seat, *what = ask
+                replaying = len(self.actions) < len(self.stored)
+                if seat == self.seat:
+                    if kind == "act" and not replaying:
+                        self.pending = list(what[1])
+                        self._save()
+                        return
+                    answer = (self.stored[len(self.actions)] if kind == "act"
+                              else "" if kind == "log" else None)
+                else:
+                    answer = self._ask_bot(self._bots[seat], kind, what)
+                    if kind == "act" and replaying:
+                        answer = self.stored[len(self.actions)]
+                ask = self._steps.send(answer)
+        except StopIteration as done:
+            match, _ = done.value
+            self._finish(match)
+
+    @staticmethod
+    def _ask_bot(bot, kind: str, what):
+        try:
+            if kind == "act":
+                return bot.act(*what)
+            if kind == "start":
+                return bot.start(*what)
+            if kind == "log":
+                return getattr(bot, "log_tail", lambda: "")()
+            return bot.end(*what)
+        except (Exception, SystemExit) as e:
+            return Failed(e)
+
+    def _save(self) -> None:
+        row = db.get_season(self.engine, self.name)
+        options = json.loads(row.options)
+        options["table"]["actions"] = list(self.actions)
+        db.set_status(self.engine, self.id, "running", options)
+        self._changed()
+
+    def _finish(self, match) -> None:
+        self.pending = None
+        self.close()
+        self.match_id = humans.store(self.engine, self.defn, match,
+                                     time.perf_counter() - self._started)
+        self.result = match.result.to_json()
+        self.status = "done"
+        self._changed()
+
+    def _changed(self) -> None:
+        with self.changed:
+            self.version += 1
+            self.changed.notify_all()
+
+    def close(self) -> None:
+        """Stop the bots' processes (the match stays as stored)."""
+        for bot in self._bots:
+            if bot is not None:
+                bot.close()
+        self._bots = []
+
+    # -- the person's side -----------------------------------------------------------------
+
+    def owns(self, token: str | None) -> bool:
+        return bool(token) and hmac.compare_digest(_hash(token), self.token_hash)
+
+    def move(self, token: str | None, action, at: int) -> None:
+        """The person's action, posted when the match stood at move ``at``: refused (and
+        nothing changes) if the token is not this seat's, the match is over, ``at`` is not
+        the current move (a stale page) or the action is not legal now."""
+        if not self.owns(token):
+            raise TableError("this match is not yours: only the browser that began it plays "
+                             "its seat", 403)
+        with self.lock:
+            if self.pending is None:
+                raise TableError(f"match {self.id} is {self.status}: no move is awaited", 409)
+            if at != len(self.actions):
+                raise TableError(f"stale move: the match is at move {len(self.actions)}, not "
+                                 f"{at} (reload to see it)", 409)
+            if action not in self.pending:
+                raise TableError(f"not a legal action here: {str(action)[:80]!r}", 400)
+            self.pending = None
+            self._drive(self._steps.send(action))
+
+    def abandon(self, token: str | None) -> None:
+        """The person leaves: the match is stored as abandoned, with no result."""
+        if not self.owns(token):
+            raise TableError("this match is not yours", 403)
+        with self.lock:
+            if self.status != "running":
+                raise TableError(f"match {self.id} is {self.status}", 409)
+            self.pending = None
+            self.close()
+            humans.abandon(self.engine, self.defn, len(self.actions))
+            self.status = "abandoned"
+            self._changed()
+
+    def view(self, since: int = 0, mine: bool = False) -> dict:
+        """What a browser is sent: the seat's frames from ``since`` on, the match's public
+        progress and result, and - to the person (``mine``) while it is to move - its legal
+        actions. Nothing else: no other seat's view, no seed, no secret."""
+        with self.lock:
+            since = max(0, min(since, len(self.frames)))
+            return {**seat_header(self.game.name, self.defn.variant, self.names, self.seat),
+                    "id": self.id, "seat": self.seat, "since": since,
+                    "frames": self.frames[since:], "moves": len(self.actions),
+                    "status": self.status, "yours": mine,
+                    "legal": self.pending if mine else None,
+                    "to_move": None if self.status != "running" else self.state.to_move,
+                    "result": None if self.result is None else {
+                        k: self.result[k] for k in ("ranks", "scores", "reason", "faults")},
+                    "match": self.match_id}
+
+    def wait(self, version: int, timeout: float) -> int:
+        """Block until the table changes past ``version`` (or ``timeout``); the version."""
+        with self.changed:
+            self.changed.wait_for(lambda: self.version != version, timeout)
+            return self.version
+
+
+def create(engine, registry: Registry, game: str, variant: str | None, seats: list[str],
+           limits: str = "") -> tuple[Table, str]:
+    """A new table: ``seats`` names each seat in order, one of them a person (``human`` or
+    ``human:NAME``), the others bots (with options). Its token, for the person's browser."""
+    people = [s for s, name in enumerate(seats) if is_human(name)]
+    if len(people) != 1:
+        raise ArenaError("a table in the browser has one person: name exactly one seat human "
+                         "(or human:NAME)")
+    check_human(seats[people[0]])
+    from ..sandbox.process import Limits
+
+    Limits.parse(limits)
+    g = registry.game(game)
+    variant = g.check(variant, len(seats))
+    for name in seats:
+        if not is_human(name):
+            registry.bot(name, game)
+    defn = humans.create(engine, registry, game, variant, seats)
+    token = secrets.token_urlsafe(24)
+    row = db.get_season(engine, defn.name)
+    options = json.loads(row.options)
+    options["table"] = {"seat": people[0], "token": _hash(token), "actions": [],
+                        "limits": limits}
+    db.set_status(engine, row.id, "running", options)
+    return Table(engine, registry, db.get_season(engine, defn.name)), token
+
+
+def is_table(row: db.SeasonRow) -> bool:
+    return "table" in json.loads(row.options)
+
+
+def open_table(engine, registry: Registry, season_id: int) -> Table:
+    """The table of a stored person's match (resumed where it stood if it is running);
+    TableError 404 when there is none."""
+    row = db.season_by_id(engine, season_id)
+    if row is None or not is_table(row):
+        raise TableError(f"no match at a table with id {season_id}", 404)
+    table = Table(engine, registry, row)
+    if row.status != "running":
+        table.status = row.status
+        if row.status == "done":
+            match = next(db.season_matches(engine, row.id), None)
+            if match is not None:
+                m, seat_rows = match
+                table.match_id = m.id
+                table.result = {"ranks": [s.rank for s in seat_rows],
+                                "scores": [s.score for s in seat_rows], "reason": m.reason,
+                                "faults": [s.fault for s in seat_rows]}
+                for action in json.loads(m.replay):
+                    table.state.apply(action)
+        else:
+            for action in table.stored:
+                table.state.apply(action)
+    return table

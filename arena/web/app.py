@@ -1,0 +1,347 @@
+"""``arena serve``: the routes, and the server that runs them.
+
+Pages keep the report's flat names (``index.html``, ``season-ID.html``, ``match-ID.html``),
+so the report's templates and their relative links serve unchanged; the server adds
+``humans.html`` (the people's league and matches), ``play.html`` (a new table) and
+``table-ID.html`` (a person's match, played or watched). Scripts talk to ``/api/...``
+(JSON) and ``/events/...`` (server-sent events).
+
+What a browser is sent at a table is one seat's frames and, to the person whose match it is,
+its legal actions (:meth:`arena.leagues.tables.Table.view`); a running match is watched
+from the person's seat only - another seat's view, or everyone's, would show a person the
+cards of the bots it plays - and every view opens once the match has ended (its replay
+page). The person's browser holds the table's token in a cookie; the database holds only its
+hash.
+
+A live page polls nothing itself: an event stream tells it when a season has stored matches
+or a table has moved (only counts: no card), and the page then fetches what it shows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import socket
+import threading
+from pathlib import Path
+from urllib.parse import parse_qs
+
+from .. import db
+from ..errors import ArenaError
+from ..leagues import tables
+from ..views import report
+
+TEMPLATES = Path(__file__).with_name("templates")
+STATIC = Path(__file__).with_name("static")
+#: Seconds between two looks at the database by a live season page's event stream.
+POLL = 0.25
+COOKIE = "arena_table_{}"
+MAX_BODY = 64 * 1024  # bytes of a request body: a form or a move is far smaller
+
+
+class Site:
+    """What the routes share: the database, the bots, the templates, the live tables and
+    the last rendering of each season page (kept while its matches do not change)."""
+
+    def __init__(self, engine, registry, poll: float = POLL):
+        from jinja2 import ChoiceLoader, FileSystemLoader
+
+        self.engine, self.registry, self.poll = engine, registry, poll
+        self.env = report.environment()
+        self.env.loader = ChoiceLoader([FileSystemLoader(TEMPLATES), self.env.loader])
+        self.env.globals["served"] = True
+        self.tables: dict[int, tables.Table] = {}
+        self.lock = threading.Lock()
+        self.seasons: dict[int, tuple] = {}
+
+    def page(self, template: str, code: int = 200, **context):
+        from starlette.responses import HTMLResponse
+
+        return HTMLResponse(self.env.get_template(template).render(**context), code)
+
+    def error(self, message: str, status: int):
+        return self.page("error.html", status, message=message, status=status)
+
+    def table(self, table_id: int) -> tables.Table:
+        with self.lock:
+            table = self.tables.get(table_id)
+            if table is None:
+                table = self.tables[table_id] = tables.open_table(self.engine, self.registry,
+                                                                  table_id)
+            return table
+
+    def season(self, season_id: int) -> tuple[dict, object]:
+        """A season page's context, made again only when its matches or status changed."""
+        row = db.season_by_id(self.engine, season_id)
+        if row is None:
+            raise tables.TableError(f"no season with id {season_id}", 404)
+        key = (db.progress(self.engine, season_id), row.updated_at)
+        cached = self.seasons.get(season_id)
+        if cached is None or cached[0] != key:
+            context, _ = report.season_context(self.engine, self.registry, row, "sample")
+            cached = self.seasons[season_id] = (key, context)
+        return cached[1], row
+
+    def close(self) -> None:
+        with self.lock:
+            for table in self.tables.values():
+                table.close()
+
+
+def make_app(engine, registry, poll: float = POLL):
+    """The ASGI application over ``engine`` (a database) and ``registry`` (the bots)."""
+    from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
+    from starlette.responses import JSONResponse, RedirectResponse, StreamingResponse
+    from starlette.routing import Mount, Route
+    from starlette.staticfiles import StaticFiles
+
+    site = Site(engine, registry, poll)
+
+    def number(request, key: str = "id") -> int:
+        try:
+            return int(request.path_params[key])
+        except ValueError:
+            raise tables.TableError(f"not an id: {request.path_params[key]!r}", 404) from None
+
+    def guarded(handler, as_json: bool = False):
+        """A route whose refusals (ArenaError) are clear answers, never a traceback."""
+        def endpoint(request):
+            try:
+                return handler(request)
+            except ArenaError as e:
+                status = getattr(e, "status", 400)
+                if as_json:
+                    return JSONResponse({"error": str(e)}, status)
+                return site.error(str(e), status)
+        return endpoint
+
+    def index(request):
+        context = report.index_context(engine, registry, humans=False)
+        return site.page("index.html", **context)
+
+    def humans(request):
+        context = report.index_context(engine, registry, humans=True)
+        for lg in context["leagues"]:
+            for summary, row in zip(lg["seasons"], lg["rows_of_seasons"], strict=True):
+                if tables.is_table(row):
+                    summary["page"] = f"table-{row.id}.html"
+        return site.page("index.html", **context)
+
+    def season(request):
+        context, row = site.season(number(request))
+        return site.page("season.html", live=row.status == "running", **context)
+
+    def match(request):
+        try:
+            m, row, seats = db.get_match(engine, number(request))
+        except tables.TableError:
+            raise
+        except ArenaError as e:
+            raise tables.TableError(str(e), 404) from None
+        return site.page("match.html", **report.match_context(registry, m, row, seats))
+
+    def season_live(request):
+        context, row = site.season(number(request))
+        board = site.env.get_template("_leaderboard.html").render(rows=context["standings"])
+        s = context["season"]
+        return JSONResponse({"progress": f"{s['stored']}/{s['fixtures']} matches "
+                                         f"({s['status']})",
+                             "status": row.status, "standings": board,
+                             "chart": context["chart"]})
+
+    async def season_events(request):
+        season_id = number(request)
+        if await run_in_threadpool(db.progress, engine, season_id) is None:
+            return JSONResponse({"error": f"no season with id {season_id}"}, 404)
+
+        async def stream():
+            last = None
+            while not await request.is_disconnected():
+                now = await run_in_threadpool(db.progress, engine, season_id)
+                if now != last:
+                    last = now
+                    yield f"event: progress\ndata: {json.dumps(list(now))}\n\n"
+                    if now is None or now[1] != "running":
+                        return
+                await asyncio.sleep(site.poll)
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store"})
+
+    # -- tables ----------------------------------------------------------------------------
+
+    def play_form(request, message: str = "", values: dict | None = None, status: int = 200):
+        games = []
+        for g in registry.games().values():
+            games.append({"name": g.name, "title": g.title, "teams": g.teams,
+                          "variants": {v: list(c) for v, c in g.variants.items()},
+                          "default": g.default_variant})
+        bots = sorted(registry.bots())
+        return site.page("play.html", status, games=games, bots=bots, message=message,
+                         values=values or {})
+
+    async def play_post(request):
+        body = (await request.body()).decode(errors="replace")
+        form = {k: v[-1].strip() for k, v in parse_qs(body).items()}
+        try:
+            table, token = await run_in_threadpool(_new_table, form)
+        except ArenaError as e:
+            return await run_in_threadpool(play_form, request, str(e), form, 400)
+        with site.lock:
+            site.tables[table.id] = table
+        response = RedirectResponse(f"table-{table.id}.html", 303)
+        response.set_cookie(COOKIE.format(table.id), token, httponly=True, samesite="strict",
+                            max_age=30 * 24 * 3600)
+        return response
+
+    def _new_table(form: dict):
+        game, _, rest = form.get("table", "").partition("/")
+        variant, _, count = rest.partition("/")
+        try:
+            players, seat = int(count), int(form.get("seat") or "0")
+        except ValueError:
+            raise ArenaError("choose a table (game, variant and players) and a seat number") \
+                from None
+        g = registry.game(game)
+        variant = g.check(variant or None, players)
+        opponents = [b.strip() for b in form.get("opponents", "").split(",") if b.strip()]
+        if not 0 <= seat < players:
+            raise ArenaError(f"your seat is one of 0-{players - 1}, not {seat}")
+        if len(opponents) == 1:
+            opponents = opponents * (players - 1)
+        if len(opponents) != players - 1:
+            raise ArenaError(f"{g.title} {variant} with {players} seats needs {players - 1} "
+                             f"opponents (or one, for every other seat), not {len(opponents)}")
+        name = form.get("name", "")
+        person = f"human:{name}" if name else "human"
+        seats = opponents[:seat] + [person] + opponents[seat:]
+        return tables.create(engine, registry, game, variant, seats,
+                             form.get("limits", ""))
+
+    def table_page(request):
+        table = site.table(number(request))
+        mine = table.owns(request.cookies.get(COOKIE.format(table.id)))
+        asked = request.query_params.get("view")
+        if asked is not None and asked != str(table.seat) and table.status == "running":
+            raise tables.TableError(
+                "while a match is running it is watched from the person's seat only: "
+                "another seat's view, or everyone's, opens on its replay page when it ends",
+                403)
+        if asked is not None and table.match_id is not None:
+            return RedirectResponse(f"match-{table.match_id}.html", 303)
+        header = table.view(since=10**9)
+        return site.page("table.html", table=table, mine=mine, frames=header,
+                         title=registry.game(table.game.name).title)
+
+    def table_state(request):
+        table = site.table(number(request))
+        try:
+            since = int(request.query_params.get("since", "0"))
+        except ValueError:
+            raise tables.TableError("since is a number of frames", 400) from None
+        mine = table.owns(request.cookies.get(COOKIE.format(table.id)))
+        return JSONResponse(table.view(since, mine), headers={"Cache-Control": "no-store"})
+
+    async def table_move(request):
+        try:
+            body = json.loads(await request.body())
+            action, at, since = body["action"], int(body["at"]), int(body.get("since", 0))
+        except (ValueError, KeyError, TypeError):
+            return JSONResponse({"error": "a move is JSON: {\"action\": ..., \"at\": the "
+                                          "move it answers}"}, 400)
+
+        def move():
+            table = site.table(number(request))
+            token = request.cookies.get(COOKIE.format(table.id))
+            table.move(token, action, at)
+            return JSONResponse(table.view(since, True), headers={"Cache-Control": "no-store"})
+        return await run_in_threadpool(guarded(lambda _: move(), as_json=True), request)
+
+    def table_abandon(request):
+        table = site.table(number(request))
+        table.abandon(request.cookies.get(COOKIE.format(table.id)))
+        return JSONResponse(table.view(10**9, True))
+
+    async def table_events(request):
+        try:
+            table = await run_in_threadpool(site.table, number(request))
+        except ArenaError as e:
+            return JSONResponse({"error": str(e)}, getattr(e, "status", 400))
+
+        async def stream():
+            last = None
+            while not await request.is_disconnected():
+                now = (table.version, table.status)
+                if now != last:
+                    last = now
+                    data = json.dumps({"frames": len(table.frames), "status": table.status})
+                    yield f"event: moved\ndata: {data}\n\n"
+                    if table.status != "running":
+                        return
+                await asyncio.sleep(0.1)
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store"})
+
+    def not_found(request, exc):
+        return site.error(f"no page {request.url.path}", 404)
+
+    routes = [
+        Route("/", guarded(index)),
+        Route("/index.html", guarded(index)),
+        Route("/humans.html", guarded(humans)),
+        Route("/season-{id}.html", guarded(season)),
+        Route("/match-{id}.html", guarded(match)),
+        Route("/play.html", guarded(play_form), methods=["GET"]),
+        Route("/play.html", play_post, methods=["POST"]),
+        Route("/table-{id}.html", guarded(table_page)),
+        Route("/api/season/{id}", guarded(season_live, as_json=True)),
+        Route("/api/table/{id}", guarded(table_state, as_json=True)),
+        Route("/api/table/{id}/move", table_move, methods=["POST"]),
+        Route("/api/table/{id}/abandon", guarded(table_abandon, as_json=True),
+              methods=["POST"]),
+        Route("/events/season/{id}", season_events),
+        Route("/events/table/{id}", table_events),
+        Mount("/static", StaticFiles(packages=[("arena.web", "static"),
+                                               ("arena.views", "static")])),
+    ]
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        yield
+        site.close()  # the bots of tables still open; their matches stay as stored
+
+    app = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found},
+                    lifespan=lifespan, max_body_size=MAX_BODY)
+    app.state.site = site
+    return app
+
+
+def serve(engine, registry, host: str = "127.0.0.1", port: int = 8000, ready=None) -> None:
+    """Serve until interrupted. The socket is bound first, so a port in use is one clear
+    ArenaError; ``ready(url)`` is called once the server listens."""
+    import uvicorn
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        raise ArenaError(f"cannot listen on {host}:{port}: {e.strerror}") from None
+    sock.listen(128)
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(make_app(engine, registry), log_level="warning",
+                            timeout_graceful_shutdown=2, lifespan="on")
+    server = uvicorn.Server(config)
+    if ready is not None:
+        shown = f"[{host}]" if ":" in host else host
+        started = server.startup
+
+        async def startup(sockets=None):
+            await started(sockets=sockets)
+            ready(f"http://{shown}:{port}/")
+        server.startup = startup
+    server.run(sockets=[sock])
