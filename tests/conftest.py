@@ -64,6 +64,32 @@ def play_randomly(state, choice_seed: int, step=None):
     return state
 
 
+def chromium(performance: bool = False):
+    """Headless Chromium driven by Selenium through the system's ChromeDriver (Debian:
+    chromium, chromium-driver; .ci/run installs them); skips the test where there is none.
+    ``performance``: Chromium's network log is kept, so a test can read every response the
+    page received (``Network.getResponseBody``) and every server-sent event."""
+    import shutil
+
+    binary = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver")
+    if not (binary and driver):
+        pytest.skip("no Chromium and ChromeDriver on this machine (Debian: apt-get install "
+                    "chromium chromium-driver)")
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--window-size=1300,1000"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", **(
+        {"performance": "ALL"} if performance else {})})
+    return webdriver.Chrome(service=Service(driver), options=options)
+
+
 @pytest.fixture
 def registry():
     return Registry()

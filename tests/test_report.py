@@ -3,13 +3,12 @@
 import json
 import random
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import CRASHER
+from conftest import CRASHER, chromium
 
 from arena import db
 from arena.games.cherki import GAME as CHERKI
@@ -237,24 +236,7 @@ ARTIFACTS = Path(__file__).resolve().parents[1] / "results" / "test-artifacts"
 
 @pytest.fixture(scope="module")
 def browser():
-    """Headless Chromium driven by Selenium through the system's ChromeDriver (Debian:
-    chromium, chromium-driver; .ci/run installs them)."""
-    binary = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver = shutil.which("chromedriver")
-    if not (binary and driver):
-        pytest.skip("no Chromium and ChromeDriver on this machine (Debian: apt-get install "
-                    "chromium chromium-driver)")
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = binary
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--window-size=1300,1000"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    chrome = webdriver.Chrome(service=Service(driver), options=options)
+    chrome = chromium()
     yield chrome
     chrome.quit()
 

@@ -25,6 +25,8 @@
       var fresh = s.frames.slice(viewer.length() - s.since);
       if (s.since > viewer.length()) return load();
       if (fresh.length) viewer.append(fresh);
+      else if (state && s.moves === state.moves && s.status === state.status &&
+               Boolean(s.legal) === Boolean(state.legal)) return;  // nothing new
     }
     state = s;
     selected = [];
@@ -60,6 +62,10 @@
 
   function render() {
     var s = state;
+    // what a script (or a test) can wait for: the move, the status, whose turn
+    panel.dataset.moves = s.moves;
+    panel.dataset.status = s.status;
+    panel.dataset.turn = s.legal ? "yours" : "theirs";
     var line = document.getElementById("status");
     line.replaceChildren(document.createTextNode(status(s)));
     if (s.match !== null) {

@@ -1,0 +1,493 @@
+"""``arena serve``: a real server (uvicorn, started as ``arena serve --port 0`` is) and a real
+browser (headless Chromium through Selenium): pages, a season followed live, and people
+playing bots at tables - clicked to the end, stored and verified, with every response the
+browser received checked for cards its seat did not know, seeds and the secret."""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+from conftest import CRASHER, chromium
+from test_human import arena, cards_shown, strings
+
+from arena import db
+from arena.cards import keyed_seed
+from arena.plugins import Registry
+from arena.referee import play_match, replay
+from arena.sandbox import PythonBot
+from arena.sandbox.bot import make_bot
+
+pytestmark = pytest.mark.slow
+WAIT = 120  # seconds at most for anything awaited: a loaded machine is slow, never this slow
+
+
+class Server:
+    """``arena serve`` in a process of its own, on a free port (or the one given)."""
+
+    def __init__(self, db_path, port: int = 0, bots_dir=None):
+        extra = ["--bots-dir", str(bots_dir)] if bots_dir else []
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "arena", "--db", f"sqlite:///{db_path}", *extra, "serve",
+             "--port", str(port)], stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        line = self.process.stderr.readline()  # the server says where it listens, or why not
+        found = re.search(r"serving (http://\S+)", line)
+        assert found, line + self.process.stderr.read()
+        self.url = found.group(1)
+        self.port = int(self.url.rsplit(":", 1)[1].strip("/"))
+
+    def stop(self, sig=signal.SIGINT) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+            self.process.wait(WAIT)
+        self.process.stderr.close()
+
+
+@pytest.fixture
+def served(tmp_path):
+    servers = []
+
+    def start(port: int = 0, bots_dir=None, db_path=None) -> Server:
+        servers.append(Server(db_path or tmp_path / "a.db", port, bots_dir))
+        return servers[-1]
+    yield start
+    for server in servers:
+        server.stop(signal.SIGKILL)
+
+
+@pytest.fixture
+def browser():
+    chrome = chromium(performance=True)
+    yield chrome
+    chrome.quit()
+
+
+def wait(browser, condition, what: str):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(browser, WAIT, poll_frequency=0.05).until(
+        lambda b: condition(b), message=what)
+
+
+def panel(browser) -> dict:
+    return browser.execute_script(
+        "const p = document.getElementById('panel'); return p ? {...p.dataset} : {};")
+
+
+def sit(browser, url: str, table: str, opponents: str, seat: int = 0, name: str = "") -> int:
+    """Fill the play form and sit down; the table's id."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(url + "play.html")
+    Select(browser.find_element(By.ID, "table-kind")).select_by_value(table)
+    for field, value in (("seat", str(seat)), ("opponents", opponents), ("name", name)):
+        box = browser.find_element(By.ID, field)
+        box.clear()
+        box.send_keys(value)
+    browser.find_element(By.ID, "sit").click()
+    wait(browser, lambda b: panel(b).get("status"), "the table's first state")
+    return int(re.search(r"table-(\d+)\.html", browser.current_url).group(1))
+
+
+def click_to_the_end(browser, choose=lambda buttons, i: buttons[0], stop_at=None) -> int:
+    """Click an action at every decision until the match is over (or ``stop_at`` moves);
+    the decisions clicked."""
+    from selenium.webdriver.common.by import By
+
+    clicks = 0
+    while True:
+        state = wait(browser, lambda b: (p := panel(b)) and (
+            p.get("status") != "running" or p.get("turn") == "yours") and p,
+            "the person's turn or the end")
+        if state["status"] != "running" or (stop_at is not None and
+                                            int(state["moves"]) >= stop_at):
+            return clicks
+        from selenium.common.exceptions import StaleElementReferenceException
+
+        try:
+            buttons = browser.find_elements(By.CSS_SELECTOR, "#actions button.action")
+            choose(buttons, clicks).click()
+        except StaleElementReferenceException:  # drawn again as it was clicked: look again
+            continue
+        clicks += 1
+        before = state["moves"]
+        wait(browser, lambda b, before=before: panel(b).get("moves") != before or panel(
+            b).get("status") != "running", "the move to land")
+
+
+class Received:
+    """Every response body and server-sent event the browser received, from Chromium's
+    network log."""
+
+    def __init__(self, browser):
+        self.browser = browser
+        self.bodies: list[tuple[str, str]] = []
+
+    def collect(self) -> None:
+        for entry in self.browser.get_log("performance"):
+            message = json.loads(entry["message"])["message"]
+            params = message.get("params", {})
+            if message["method"] == "Network.eventSourceMessageReceived":
+                self.bodies.append(("event", params["data"]))
+            elif message["method"] == "Network.loadingFinished":
+                try:
+                    body = self.browser.execute_cdp_cmd(
+                        "Network.getResponseBody", {"requestId": params["requestId"]})
+                except Exception:  # noqa: BLE001 - a redirect or a stream has no body to read
+                    continue
+                self.bodies.append(("response", body["body"]))
+
+
+def known_cards(game, variant, players, deal_seed, actions, seat) -> list[set[str]]:
+    """The strings the seat's observations held after 0, 1, ... actions (cumulative)."""
+    state = game.new_state(variant, players, deal_seed)
+    known = strings(state.observation(seat))
+    out = [set(known)]
+    for action in actions:
+        state.apply(action)
+        known |= strings(state.observation(seat))
+        out.append(set(known))
+    return out
+
+
+def stored(db_path, table_id: int):
+    engine = db.connect(f"sqlite:///{db_path}", create=False)
+    row = db.season_by_id(engine, table_id)
+    matches = list(db.season_matches(engine, table_id))
+    return row, matches
+
+
+def check_nothing_leaked(received: Received, game, row, match, seat: int) -> int:
+    """Each JSON response names only cards the seat knew by then; no body holds the
+    season's secret, the deal seed or a bot's seed. The responses checked."""
+    actions = json.loads(match.replay)
+    known = known_cards(game, row.variant, row.players, match.seed, actions, seat)
+    secrets = [row.secret, str(match.seed)] + [
+        str(keyed_seed(row.secret, "bot", match.seed, s)) for s in range(row.players)]
+    checked = 0
+    for kind, body in received.bodies:
+        for secret in secrets:
+            assert secret not in body, (kind, body[:300])
+        if kind == "event":
+            assert not cards_shown(game.name, body), body
+            continue
+        if not body.startswith("{"):
+            continue
+        data = json.loads(body)
+        if "moves" not in data:
+            continue
+        shown = cards_shown(game.name, body)
+        assert shown <= known[data["moves"]] | set(data.get("legal") or ()), (
+            shown - known[data["moves"]], data["moves"])
+        checked += 1
+    return checked
+
+
+def verified(db_path, season_name: str, tmp_path) -> None:
+    exported = arena("season", "export", season_name, db_path=db_path)
+    assert exported.returncode == 0, exported.stderr
+    (tmp_path / "m.jsonl").write_text(exported.stdout)
+    out = arena("verify", str(tmp_path / "m.jsonl"), db_path=db_path)
+    assert out.returncode == 0 and "1 match(es) verified" in out.stdout, out
+
+
+@pytest.mark.parametrize(("table", "opponents", "seat"), [
+    ("vandtia/cardems/2", "random", 1),
+    ("vandtia/swedish/3", "random", 2),
+    ("tractor/deal/4", "random", 1),
+    ("cherki/standard/3", "random", 0)])
+def test_a_match_clicked_to_its_end_is_stored_verified_and_leaked_nothing(
+        served, browser, tmp_path, table, opponents, seat):
+    server = served()
+    received = Received(browser)
+    table_id = sit(browser, server.url, table, opponents, seat, "Ada")
+    choices = iter(range(10**6))
+
+    def choose(buttons, i):  # a varied but reproducible choice
+        return buttons[(next(choices) * 7) % len(buttons)]
+    clicks = click_to_the_end(browser, choose)
+    received.collect()
+    assert clicks > 3
+    state = panel(browser)
+    assert state["status"] == "done"
+    from selenium.webdriver.common.by import By
+
+    assert "The match is over" in browser.find_element(By.ID, "status").text
+    row, matches = stored(tmp_path / "a.db", table_id)
+    assert row.status == "done" and len(matches) == 1
+    match, seats = matches[0]
+    assert seats[seat].bot == "human:Ada"
+    game = Registry().game(row.game)
+    assert check_nothing_leaked(received, game, row, match, seat) >= clicks
+    verified(tmp_path / "a.db", row.name, tmp_path)
+    # its replay: every view, now that it has ended
+    browser.find_element(By.ID, "replay").click()
+    wait(browser, lambda b: b.find_elements(By.CSS_SELECTOR, "#view option"), "the replay")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#view option")) == row.players + 1
+
+
+def test_pages_of_the_leagues_seasons_and_matches_are_served(served, browser, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    run = arena("season", "run", "vandtia", "--bots", "greedy,random", "--rounds", "2",
+                "--public-seed", "--name", "spring", db_path=tmp_path / "a.db")
+    assert run.returncode == 0, run.stderr
+    server = served()
+    browser.get(server.url)
+    listed = {e.text.split()[0] for e in browser.find_elements(By.CSS_SELECTOR,
+                                                                 "tr.bot-row td.name")}
+    assert listed == {"greedy", "random"}
+    browser.find_element(By.LINK_TEXT, "spring").click()
+    assert "4/4 matches (done)" in browser.find_element(By.ID, "progress").text
+    assert not browser.find_elements(By.ID, "live")  # a season that ended is not followed
+    browser.find_element(By.CSS_SELECTOR, "td a[href^='match-']").click()
+    wait(browser, lambda b: b.find_element(By.ID, "log").text.startswith("move"), "the replay")
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors
+    for path, status in (("season-99.html", 404), ("match-99.html", 404), ("nowhere", 404),
+                         ("table-1.html", 404), ("api/table/x", 404)):
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(server.url + path)
+        assert e.value.code == status
+        assert "Traceback" not in e.value.read().decode()
+
+
+def test_a_live_season_page_updates_as_batches_are_stored(served, browser, tmp_path):
+    """A season runs beside the server; its page, opened once, shows new standings and
+    progress as the runner stores batches - with no reload."""
+    from selenium.webdriver.common.by import By
+
+    db_path = tmp_path / "a.db"
+    server = served()
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "arena", "--db", f"sqlite:///{db_path}", "season", "run",
+         "vandtia", "--bots", "ismcts:iterations=60,random", "--rounds", "40", "--batch", "4",
+         "--workers", "1", "--name", "live", "--public-seed"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        engine = db.connect(f"sqlite:///{db_path}")
+        deadline = time.monotonic() + WAIT
+        while "live" not in db.season_names(engine):  # the season's row: an observable event
+            assert runner.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        season_id = db.get_season(engine, "live").id
+        browser.get(f"{server.url}season-{season_id}.html")
+        assert browser.find_element(By.ID, "live")
+        browser.execute_script("window.notReloaded = true")
+        first = browser.find_element(By.ID, "progress").text
+        wait(browser, lambda b: b.find_element(By.ID, "progress").text != first,
+             "the progress to move")
+        later = browser.find_element(By.ID, "progress").text
+        stored, _ = db.progress(engine, season_id)
+        assert int(later.split("/")[0]) > int(first.split("/")[0]) and stored >= int(
+            later.split("/")[0])
+        assert browser.execute_script("return window.notReloaded === true")
+        names = {e.text.split()[0] for e in browser.find_elements(
+            By.CSS_SELECTOR, "#standings tr.bot-row td.name")}
+        assert names == {"ismcts:iterations=60", "random"}
+        assert browser.execute_script(
+            "return document.querySelectorAll('#rating-chart canvas').length") >= 1
+    finally:
+        runner.kill()
+        runner.wait()
+
+
+def test_a_running_match_is_watched_from_the_persons_seat_only(served, browser, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    server = served()
+    table_id = sit(browser, server.url, "vandtia/cardems/2", "random", 0)
+    click_to_the_end(browser, stop_at=4)
+    watcher = chromium()
+    try:
+        watcher.get(f"{server.url}table-{table_id}.html")
+        wait(watcher, lambda b: panel(b).get("status") == "running", "the watched table")
+        assert panel(watcher)["turn"] == "theirs"  # a watcher is offered no action
+        assert not watcher.find_elements(By.CSS_SELECTOR, "#actions button")
+        for view in ("everyone", "1"):
+            watcher.get(f"{server.url}table-{table_id}.html?view={view}")
+            assert "opens on its replay page when it ends" in watcher.find_element(
+                By.ID, "error").text
+        # the watcher follows the person's moves as they land
+        watcher.get(f"{server.url}table-{table_id}.html")
+        wait(watcher, lambda b: panel(b).get("status") == "running", "the watched table")
+        moves = panel(watcher)["moves"]
+        click_to_the_end(browser, stop_at=int(moves) + 2)
+        wait(watcher, lambda b: panel(b).get("moves") != moves, "the watcher to follow")
+        click_to_the_end(browser)
+        watcher.get(f"{server.url}table-{table_id}.html?view=everyone")
+        assert re.search(r"match-\d+\.html$", watcher.current_url)  # the replay, every view
+    finally:
+        watcher.quit()
+
+
+def _post(url: str, body, cookie: str | None = None):
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method="POST",
+                                     headers={"Content-Type": "application/json",
+                                              **({"Cookie": cookie} if cookie else {})})
+    try:
+        with urllib.request.urlopen(request) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+def test_bad_posts_get_a_clear_answer_and_change_nothing(served, browser, tmp_path):
+    server = served()
+    first = sit(browser, server.url, "vandtia/cardems/2", "random", 0)
+    cookie = {c["name"]: c["value"] for c in browser.get_cookies()}
+    mine = f"arena_table_{first}={cookie[f'arena_table_{first}']}"
+    browser.delete_all_cookies()
+    other = sit(browser, server.url, "vandtia/cardems/2", "random", 1)
+    state = json.loads(urllib.request.urlopen(
+        f"{server.url}api/table/{first}?since=0").read())
+    assert state["legal"] is None  # not sent to a browser without the seat's token
+    at = state["moves"]
+    move = f"{server.url}api/table/{first}/move"
+    with_token = json.loads(urllib.request.urlopen(urllib.request.Request(
+        f"{server.url}api/table/{first}?since=0", headers={"Cookie": mine})).read())
+    legal = with_token["legal"]
+    cases = [
+        (move, {"action": "play nothing", "at": at}, mine, 400, "not a legal action"),
+        (move, {"action": legal[0], "at": at - 1}, mine, 409, "stale move"),
+        (move, {"action": legal[0], "at": at}, None, 403, "not yours"),
+        (f"{server.url}api/table/{other}/move", {"action": legal[0], "at": at}, mine, 403,
+         "not yours"),
+        (f"{server.url}api/table/999/move", {"action": legal[0], "at": at}, mine, 404,
+         "no match"),
+        (move, b"{not json", mine, 400, "a move is JSON"),
+        (move, b"x" * 100_000, mine, 413, None),
+    ]
+    for url, body, cookie_header, status, text in cases:
+        code, answer = (_post(url, body, cookie_header) if status != 413 else
+                        _post_raw(url, body, cookie_header))
+        assert code == status, (url, body[:40] if isinstance(body, bytes) else body, answer)
+        if text:
+            assert text in answer["error"], answer
+    after = json.loads(urllib.request.urlopen(urllib.request.Request(
+        f"{server.url}api/table/{first}?since=0", headers={"Cookie": mine})).read())
+    assert after["moves"] == at and after["legal"] == legal and len(after["frames"]) == len(
+        with_token["frames"])
+    code, answer = _post(move, {"action": legal[0], "at": at}, mine)
+    assert code == 200 and answer["moves"] > at
+
+
+def _post_raw(url: str, body: bytes, cookie):
+    request = urllib.request.Request(url, data=body, method="POST",
+                                     headers={"Cookie": cookie} if cookie else {})
+    try:
+        with urllib.request.urlopen(request) as r:
+            return r.status, None
+    except urllib.error.HTTPError as e:
+        return e.code, None
+
+
+def test_a_bot_that_crashes_forfeits_with_the_reason_shown(served, browser, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    (bots / "crasher.py").write_text(CRASHER)
+    server = served(bots_dir=bots)
+    table_id = sit(browser, server.url, "vandtia/cardems/2", "crasher", 0)
+    click_to_the_end(browser)
+    text = browser.find_element(By.ID, "status").text
+    assert "seat 1 forfeits: crash" in text, text
+    row, matches = stored(tmp_path / "a.db", table_id)
+    assert row.status == "done" and matches[0][1][1].fault.startswith("crash")
+    assert matches[0][1][0].rank == 1
+
+
+def test_a_form_with_a_mistake_says_what_and_sits_nobody(served, browser, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    server = served()
+    for table, opponents, seat, name, says in (
+            ("vandtia/cardems/2", "nobody", 0, "", "unknown bot 'nobody'"),
+            ("vandtia/swedish/3", "random, random, random", 0, "", "needs 2 opponents"),
+            ("vandtia/cardems/2", "random", 5, "", "your seat is one of 0-1"),
+            ("vandtia/cardems/2", "random", 0, "a b", "human seat is")):
+        browser.get(server.url + "play.html")
+        browser.execute_script("document.getElementById('name').removeAttribute('pattern')")
+        from selenium.webdriver.support.ui import Select
+
+        Select(browser.find_element(By.ID, "table-kind")).select_by_value(table)
+        for field, value in (("seat", str(seat)), ("opponents", opponents), ("name", name)):
+            box = browser.find_element(By.ID, field)
+            box.clear()
+            box.send_keys(value)
+        browser.find_element(By.ID, "sit").click()
+        wait(browser, lambda b: b.find_elements(By.ID, "error"), "the form's answer")
+        assert says in browser.find_element(By.ID, "error").text
+    engine = db.connect(f"sqlite:///{tmp_path / 'a.db'}")
+    assert not [n for n in db.season_names(engine) if n.startswith("human/")]
+
+
+def test_two_browsers_play_two_matches_at_once(served, browser, tmp_path):
+    server = served()
+    second = chromium()
+    try:
+        a = sit(browser, server.url, "vandtia/cardems/2", "random", 0, "Ada")
+        b = sit(second, server.url, "cherki/standard/3", "random", 1, "Bo")
+        done = {}
+        while len(done) < 2:  # a move in one, then a move in the other
+            for who, table in ((browser, a), (second, b)):
+                if table not in done and click_to_the_end(
+                        who, stop_at=int(panel(who)["moves"]) + 1) == 0 and panel(
+                        who)["status"] != "running":
+                    done[table] = panel(who)["status"]
+        assert done == {a: "done", b: "done"}
+        for table, person in ((a, "human:Ada"), (b, "human:Bo")):
+            row, matches = stored(tmp_path / "a.db", table)
+            assert person in [s.bot for s in matches[0][1]]
+    finally:
+        second.quit()
+
+
+@pytest.mark.serial
+def test_a_server_killed_mid_match_resumes_it_to_the_same_result(served, browser, tmp_path):
+    """kill -9 the server in the middle of a person's match; started again on the same
+    port, the page goes on where it was and the match ends as an uninterrupted match with
+    the same moves does."""
+    server = served()
+    table_id = sit(browser, server.url, "vandtia/cardems/2", "random", 1, "Ada")
+    click_to_the_end(browser, stop_at=12)
+    server.stop(signal.SIGKILL)
+    served(port=server.port)
+    browser.refresh()
+    wait(browser, lambda b: panel(b).get("status") == "running", "the match again")
+    click_to_the_end(browser)
+    row, matches = stored(tmp_path / "a.db", table_id)
+    match, seats = matches[0]
+    actions = json.loads(match.replay)
+    game = Registry().game("vandtia")
+
+    # the same deal and seeds, the person's choices replayed, the bot started afresh
+    state = replay(game, "cardems", 2, match.seed, [])
+    person = []
+    for action in actions:
+        if state.to_move == 1 and len(state.legal_actions()) > 1:
+            person.append(action)
+        state.apply(action)
+
+    class Script:
+        def act(self, observation, legal):
+            return person.pop(0)
+    bot = make_bot(Registry().bot("random", "vandtia"))
+    try:
+        again, _ = play_match(game, "cardems", [bot, PythonBot(Script())], match.seed,
+                              ["random", "human:Ada"], secret=row.secret)
+    finally:
+        bot.close()
+    assert again.actions == actions
+    assert [s.rank for s in seats] == again.result.ranks
+    assert [s.score for s in seats] == again.result.scores
