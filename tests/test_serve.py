@@ -191,12 +191,12 @@ def check_nothing_leaked(received: Received, game, row, match, seat: int) -> int
     return checked
 
 
-def verified(db_path, season_name: str, tmp_path) -> None:
+def verified(db_path, season_name: str, tmp_path, matches: int = 1) -> None:
     exported = arena("season", "export", season_name, db_path=db_path)
     assert exported.returncode == 0, exported.stderr
     (tmp_path / "m.jsonl").write_text(exported.stdout)
     out = arena("verify", str(tmp_path / "m.jsonl"), db_path=db_path)
-    assert out.returncode == 0 and "1 match(es) verified" in out.stdout, out
+    assert out.returncode == 0 and f"{matches} match(es) verified" in out.stdout, out
 
 
 @pytest.mark.parametrize(("table", "opponents", "seat"), [
@@ -491,3 +491,80 @@ def test_a_server_killed_mid_match_resumes_it_to_the_same_result(served, browser
     assert again.actions == actions
     assert [s.rank for s in seats] == again.result.ranks
     assert [s.score for s in seats] == again.result.scores
+
+
+PAIRS = "return [...document.querySelectorAll('#deals td.pair')].map(e => e.textContent)"
+
+
+def test_a_challenge_of_three_deals_scores_as_a_hand_computation_does(served, browser,
+                                                                       tmp_path):
+    """The person plays three fresh deals; greedy plays each of them from the same seat
+    against the same opponent only once the person's game of it is over; each deal's pair
+    is ½ + (the person's place - greedy's) / 2, and the verdict is arena match's estimate
+    of those pairs."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from arena.leagues import stats
+
+    server = served()
+    engine = db.connect(f"sqlite:///{tmp_path / 'a.db'}")
+    browser.get(server.url + "challenge.html")
+    Select(browser.find_element(By.ID, "table-kind")).select_by_value("vandtia/cardems/2")
+    for field, value in (("seat", "1"), ("opponents", "random"), ("bot", "greedy"),
+                         ("deals", "3"), ("name", "Ada")):
+        box = browser.find_element(By.ID, field)
+        box.clear()
+        box.send_keys(value)
+    browser.find_element(By.ID, "sit").click()
+    challenge = None
+    for deal in range(3):
+        wait(browser, lambda b: panel(b).get("status"), "the deal's table")
+        link = browser.find_element(By.ID, "challenge")
+        challenge = challenge or int(re.search(r"challenge-(\d+)", link.get_attribute(
+            "href")).group(1))
+        click_to_the_end(browser, stop_at=4)
+        # while the person plays a deal, its bot game does not exist
+        assert deal not in db.stored_fixtures(engine, challenge)
+        click_to_the_end(browser)
+        browser.find_element(By.ID, "challenge").click()
+        wait(browser, lambda b, deal=deal: len(pairs := b.execute_script(PAIRS)) > deal and (
+            pairs[deal]), "the bot's game of the deal")
+        if deal < 2:
+            browser.find_element(By.ID, "next").click()
+    assert not browser.find_elements(By.ID, "next")
+    shown = [float(p) for p in browser.execute_script(PAIRS)]
+    verdict = browser.find_element(By.ID, "verdict").text
+
+    # by hand, from the stored games
+    row = db.season_by_id(engine, challenge)
+    options = json.loads(row.options)["challenge"]
+    bot_games = {m.fixture: (m, seats) for m, seats in db.season_matches(engine, row.id)}
+    pairs = []
+    seeds = set()
+    for k, table_id in enumerate(options["tables"]):
+        mine, my_seats = next(db.season_matches(engine, table_id))
+        theirs, their_seats = bot_games[k]
+        assert mine.seed == theirs.seed  # the same cards
+        assert [s.bot for s in my_seats] == ["random", "human:Ada"]
+        assert [s.bot for s in their_seats] == ["random", "greedy"]
+        seeds.add(mine.seed)
+
+        def place(seats):  # two seats: 1 for the better rank, ½ level, 0 worse
+            return 1.0 if seats[1].rank < seats[0].rank else 0.5 if (
+                seats[1].rank == seats[0].rank) else 0.0
+        pairs.append(0.5 + (place(my_seats) - place(their_seats)) / 2)
+    assert len(seeds) == 3 and shown == pairs
+    table = {}
+    for p in pairs:
+        table[p] = table.get(p, 0) + 1
+    e = stats.estimate(table)
+    assert f"score {100 * e.score:.1f} %" in verdict, verdict
+    assert f"over 3 deals: {sum(p > .5 for p in pairs)} better" in verdict, verdict
+    assert row.status == "done"
+    # fresh deals: the challenge's secret is its own, and every game verifies
+    others = [db.season_by_id(engine, t).secret for t in options["tables"]]
+    assert set(others) == {row.secret}
+    assert all(r.secret != row.secret for r, _ in db.list_seasons(engine)
+               if r.id not in options["tables"] + [row.id])
+    verified(tmp_path / "a.db", row.name, tmp_path, matches=3)

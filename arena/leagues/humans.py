@@ -30,24 +30,27 @@ PERSON = {"version": "person", "source": "a person at the terminal", "code_hash"
 
 
 def create(engine, registry: Registry, game: str, variant: str, seats: list[str],
-           seed: int | None = None, secret: str | None = None) -> SeasonDef:
+           seed: int | None = None, secret: str | None = None, rounds: int = 1,
+           label: str = "") -> SeasonDef:
     """Store the season of a new human match (``seats``: each seat's name, in order) and
-    return its definition; ``fixtures(defn)`` yields its one match."""
+    return its definition; ``fixtures(defn)`` yields its one match - or, with ``rounds``,
+    one match per deal of a challenge (``arena.leagues.challenges``: the challenged bot's
+    games, named ``...Np/challenge-N`` by ``label``)."""
     g = registry.game(game)
     variant = g.check(variant, len(seats))
     bots = [db.BotRow(name=name, game=game, **PERSON) if is_human(name)
             else bot_row(registry, name, game) for name in dict.fromkeys(seats)]
-    prefix = f"{db.HUMAN_SEASONS}{game}/{variant}/{len(seats)}p/"
+    prefix = f"{db.HUMAN_SEASONS}{game}/{variant}/{len(seats)}p/{label}"
     seed = secrets.randbelow(2**31) if seed is None else seed
     extra = {"secret": secret} if secret is not None else {}
     for _ in range(100):  # another runner may take the same number at the same moment
         taken = [n for n in db.season_names(engine) if n.startswith(prefix)]
         number = 1 + max((int(n[len(prefix):]) for n in taken
                           if n[len(prefix):].isdigit()), default=0)
-        defn = SeasonDef(f"{prefix}{number}", game, variant, len(seats), tuple(seats), 1, seed,
-                         batch=1, suspend_after=0, kind="human", inflight=1, **extra)
+        defn = SeasonDef(f"{prefix}{number}", game, variant, len(seats), tuple(seats), rounds,
+                         seed, batch=1, suspend_after=0, kind="human", inflight=1, **extra)
         try:
-            db.create_season(engine, defn, bots, 1, g.rules_version)
+            db.create_season(engine, defn, bots, rounds, g.rules_version)
             return defn
         except ArenaError:
             continue

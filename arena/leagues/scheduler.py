@@ -162,8 +162,8 @@ def round_groups(defn: SeasonDef) -> Iterator[list[tuple[str, ...]]]:
 def fixture_count(defn: SeasonDef) -> int:
     if defn.field:
         return defn.rounds * defn.players * 2
-    if defn.kind == "human":  # one match, its seats as named (arena.leagues.humans)
-        return 1
+    if defn.kind == "human":  # a match a round, its seats as named (arena.leagues.humans)
+        return defn.rounds
     k, n = len(defn.bots), defn.group
     if defn.kind == "ladder":
         return defn.rounds * math.comb(k - 1, n - 1) * defn.seatings
@@ -189,8 +189,9 @@ def fixtures(defn: SeasonDef) -> Iterator[Fixture]:
     if defn.field:
         yield from _field_fixtures(defn)
         return
-    if defn.kind == "human":  # one match, its seats as named (arena.leagues.humans)
-        yield Fixture(0, 0, defn.bots, keyed_seed(defn.secret, "play", defn.seed))
+    if defn.kind == "human":  # a match a round, its seats as named (arena.leagues.humans):
+        for rnd in range(defn.rounds):  # the deal 'arena play --seed' deals, seed by seed
+            yield Fixture(rnd, rnd, defn.bots, keyed_seed(defn.secret, "play", defn.seed + rnd))
         return
     index = 0
     for rnd, round_ in enumerate(round_groups(defn)):

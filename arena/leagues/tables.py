@@ -71,6 +71,7 @@ class Table:
         options = json.loads(row.options)
         table = options["table"]
         self.seat, self.token_hash = table["seat"], table["token"]
+        self.challenge = table.get("challenge")  # the challenge it is a deal of, if one
         self.stored = list(table["actions"])  # replayed on resume: they stand
         self.defn = league.definition(row)
         self.game = registry.game(row.game)
@@ -87,6 +88,7 @@ class Table:
         self._bots: list = []
         self._steps = None
         self._started = time.perf_counter()
+        self.on_finish = None  # called with the table when its match has ended
         limits = table.get("limits", "")
         entries = {n: registry.bot(n, row.game) for n in self.names if not is_human(n)}
         from ..sandbox.bot import make_bot
@@ -165,6 +167,8 @@ class Table:
         self.result = match.result.to_json()
         self.status = "done"
         self._changed()
+        if self.on_finish is not None:
+            self.on_finish(self)
 
     def _changed(self) -> None:
         with self.changed:
@@ -228,7 +232,7 @@ class Table:
                     "to_move": None if self.status != "running" else self.state.to_move,
                     "result": None if self.result is None else {
                         k: self.result[k] for k in ("ranks", "scores", "reason", "faults")},
-                    "match": self.match_id}
+                    "match": self.match_id, "challenge": self.challenge}
 
     def wait(self, version: int, timeout: float) -> int:
         """Block until the table changes past ``version`` (or ``timeout``); the version."""
@@ -238,9 +242,13 @@ class Table:
 
 
 def create(engine, registry: Registry, game: str, variant: str | None, seats: list[str],
-           limits: str = "") -> tuple[Table, str]:
+           limits: str = "", seed: int | None = None, secret: str | None = None,
+           token: str | None = None, extra: dict | None = None) -> tuple[Table, str]:
     """A new table: ``seats`` names each seat in order, one of them a person (``human`` or
-    ``human:NAME``), the others bots (with options). Its token, for the person's browser."""
+    ``human:NAME``), the others bots (with options). Its token, for the person's browser
+    (``token``: one already given, as a challenge's deals share one). ``seed`` and
+    ``secret`` deal what ``arena play --seed`` deals under that secret (default: fresh);
+    ``extra`` is kept with the table (a challenge's id and deal)."""
     people = [s for s, name in enumerate(seats) if is_human(name)]
     if len(people) != 1:
         raise ArenaError("a table in the browser has one person: name exactly one seat human "
@@ -254,12 +262,12 @@ def create(engine, registry: Registry, game: str, variant: str | None, seats: li
     for name in seats:
         if not is_human(name):
             registry.bot(name, game)
-    defn = humans.create(engine, registry, game, variant, seats)
-    token = secrets.token_urlsafe(24)
+    defn = humans.create(engine, registry, game, variant, seats, seed, secret)
+    token = token or secrets.token_urlsafe(24)
     row = db.get_season(engine, defn.name)
     options = json.loads(row.options)
     options["table"] = {"seat": people[0], "token": _hash(token), "actions": [],
-                        "limits": limits}
+                        "limits": limits, **(extra or {})}
     db.set_status(engine, row.id, "running", options)
     return Table(engine, registry, db.get_season(engine, defn.name)), token
 

@@ -29,7 +29,7 @@ from urllib.parse import parse_qs
 
 from .. import db
 from ..errors import ArenaError
-from ..leagues import tables
+from ..leagues import challenges, tables
 from ..views import report
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -37,6 +37,7 @@ STATIC = Path(__file__).with_name("static")
 #: Seconds between two looks at the database by a live season page's event stream.
 POLL = 0.25
 COOKIE = "arena_table_{}"
+CHALLENGE_COOKIE = "arena_challenge_{}"
 MAX_BODY = 64 * 1024  # bytes of a request body: a form or a move is far smaller
 
 
@@ -54,6 +55,7 @@ class Site:
         self.tables: dict[int, tables.Table] = {}
         self.lock = threading.Lock()
         self.seasons: dict[int, tuple] = {}
+        self.challenges: dict[int, challenges.Challenge] = {}
 
     def page(self, template: str, code: int = 200, **context):
         from starlette.responses import HTMLResponse
@@ -66,10 +68,29 @@ class Site:
     def table(self, table_id: int) -> tables.Table:
         with self.lock:
             table = self.tables.get(table_id)
-            if table is None:
-                table = self.tables[table_id] = tables.open_table(self.engine, self.registry,
-                                                                  table_id)
-            return table
+        if table is None:
+            table = self.hold(tables.open_table(self.engine, self.registry, table_id))
+        return table
+
+    def hold(self, table: tables.Table) -> tables.Table:
+        """Keep a live table; a challenge's deal, once over, has its bot game played."""
+        if table.challenge is not None:
+            table.on_finish = lambda t: self.challenge(t.challenge).advance()
+            if table.status == "done":
+                self.challenge(table.challenge).advance()
+        with self.lock:
+            held = self.tables.setdefault(table.id, table)
+        if held is not table:  # another request opened it first: keep one
+            table.close()
+        return held
+
+    def challenge(self, challenge_id: int) -> challenges.Challenge:
+        with self.lock:
+            found = self.challenges.get(challenge_id)
+            if found is None:
+                found = self.challenges[challenge_id] = challenges.open_challenge(
+                    self.engine, self.registry, challenge_id)
+            return found
 
     def season(self, season_id: int) -> tuple[dict, object]:
         """A season page's context, made again only when its matches or status changed."""
@@ -172,7 +193,8 @@ def make_app(engine, registry, poll: float = POLL):
 
     # -- tables ----------------------------------------------------------------------------
 
-    def play_form(request, message: str = "", values: dict | None = None, status: int = 200):
+    def play_form(request, message: str = "", values: dict | None = None, status: int = 200,
+                  challenge: bool = False):
         games = []
         for g in registry.games().values():
             games.append({"name": g.name, "title": g.title, "teams": g.teams,
@@ -180,7 +202,7 @@ def make_app(engine, registry, poll: float = POLL):
                           "default": g.default_variant})
         bots = sorted(registry.bots())
         return site.page("play.html", status, games=games, bots=bots, message=message,
-                         values=values or {})
+                         values=values or {}, challenge=challenge)
 
     async def play_post(request):
         body = (await request.body()).decode(errors="replace")
@@ -189,14 +211,11 @@ def make_app(engine, registry, poll: float = POLL):
             table, token = await run_in_threadpool(_new_table, form)
         except ArenaError as e:
             return await run_in_threadpool(play_form, request, str(e), form, 400)
-        with site.lock:
-            site.tables[table.id] = table
-        response = RedirectResponse(f"table-{table.id}.html", 303)
-        response.set_cookie(COOKIE.format(table.id), token, httponly=True, samesite="strict",
-                            max_age=30 * 24 * 3600)
-        return response
+        return _seated(table, token)
 
-    def _new_table(form: dict):
+    def _seating(form: dict):
+        """A play form's table: the game, variant, players, the person's seat and name, and
+        the other seats' bots in order; ArenaError for a mistake."""
         game, _, rest = form.get("table", "").partition("/")
         variant, _, count = rest.partition("/")
         try:
@@ -215,10 +234,58 @@ def make_app(engine, registry, poll: float = POLL):
             raise ArenaError(f"{g.title} {variant} with {players} seats needs {players - 1} "
                              f"opponents (or one, for every other seat), not {len(opponents)}")
         name = form.get("name", "")
-        person = f"human:{name}" if name else "human"
+        return game, variant, seat, f"human:{name}" if name else "human", opponents
+
+    def _new_table(form: dict):
+        game, variant, seat, person, opponents = _seating(form)
         seats = opponents[:seat] + [person] + opponents[seat:]
-        return tables.create(engine, registry, game, variant, seats,
-                             form.get("limits", ""))
+        return tables.create(engine, registry, game, variant, seats, form.get("limits", ""))
+
+    async def challenge_post(request):
+        body = (await request.body()).decode(errors="replace")
+        form = {k: v[-1].strip() for k, v in parse_qs(body).items()}
+
+        def begin():
+            game, variant, seat, person, opponents = _seating(form)
+            try:
+                deals = int(form.get("deals") or "3")
+            except ValueError:
+                raise ArenaError("deals is a number") from None
+            found, token = challenges.create(engine, registry, game, variant, seat, person,
+                                             form.get("bot", "").strip(), opponents, deals,
+                                             form.get("limits", ""))
+            with site.lock:
+                site.challenges[found.id] = found
+            return found, found.next_deal(token), token
+        try:
+            found, table, token = await run_in_threadpool(begin)
+        except ArenaError as e:
+            return await run_in_threadpool(play_form, request, str(e), form, 400, True)
+        return _seated(table, token, challenge=found.id)
+
+    def _seated(table, token: str, challenge: int | None = None):
+        site.hold(table)
+        response = RedirectResponse(f"table-{table.id}.html", 303)
+        for key, value in ((COOKIE.format(table.id), token),
+                           (CHALLENGE_COOKIE.format(challenge), token)):
+            if challenge is not None or key.startswith("arena_table"):
+                response.set_cookie(key, value, httponly=True, samesite="strict",
+                                    max_age=30 * 24 * 3600)
+        return response
+
+    def challenge_page(request):
+        found = site.challenge(number(request))
+        found.advance()
+        mine = found.owns(request.cookies.get(CHALLENGE_COOKIE.format(found.id)))
+        summary = found.summary()
+        return site.page("challenge.html", c=summary, mine=mine,
+                         title=registry.game(found.defn.game).title,
+                         variant=found.defn.variant)
+
+    def challenge_next(request):
+        found = site.challenge(number(request))
+        token = request.cookies.get(CHALLENGE_COOKIE.format(found.id))
+        return _seated(found.next_deal(token), token, challenge=found.id)
 
     def table_page(request):
         table = site.table(number(request))
@@ -297,6 +364,11 @@ def make_app(engine, registry, poll: float = POLL):
         Route("/play.html", guarded(play_form), methods=["GET"]),
         Route("/play.html", play_post, methods=["POST"]),
         Route("/table-{id}.html", guarded(table_page)),
+        Route("/challenge.html", guarded(lambda r: play_form(r, challenge=True)),
+              methods=["GET"]),
+        Route("/challenge.html", challenge_post, methods=["POST"]),
+        Route("/challenge-{id}.html", guarded(challenge_page)),
+        Route("/challenge-{id}-next", guarded(challenge_next), methods=["POST"]),
         Route("/api/season/{id}", guarded(season_live, as_json=True)),
         Route("/api/table/{id}", guarded(table_state, as_json=True)),
         Route("/api/table/{id}/move", table_move, methods=["POST"]),
