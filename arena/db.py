@@ -459,6 +459,17 @@ def progress(engine, season_id: int) -> tuple[int, str] | None:
     return None if row is None else (row[1], row[0])
 
 
+def version(engine) -> tuple:
+    """What changes whenever a match is stored or a season is made or changes status: the
+    last match id, the number of seasons and their latest update - a page made from the
+    database stays right while this stays the same."""
+    with engine.connect() as conn:
+        last = conn.execute(select(func.max(MatchRow.id))).scalar()
+        seasons, updated = conn.execute(select(func.count(SeasonRow.id),
+                                               func.max(SeasonRow.updated_at))).first()
+    return last, seasons, str(updated)
+
+
 def season_names(engine) -> set[str]:
     with engine.connect() as conn:
         return set(conn.execute(select(SeasonRow.name)).scalars())
@@ -659,17 +670,19 @@ def stored_ratings(engine, league: str, season_id: int | None) -> list[dict]:
 
 
 def season_matches(engine, season_id: int, page: int = 500):
-    """``(MatchRow, [SeatRow...])`` per stored match of a season, in fixture order, a page
-    at a time."""
+    """``(match, [seat...])`` per stored match of a season, in fixture order, a page at a
+    time: rows with the fields of ``MatchRow`` and ``SeatRow``, read only."""
     low = -1
+    match_columns, seat_columns = MatchRow.__table__.columns, SeatRow.__table__.columns
     while True:
-        with Session(engine) as session:
-            matches = list(session.exec(
-                select(MatchRow).where(MatchRow.season_id == season_id, MatchRow.fixture > low)
+        with engine.connect() as conn:  # rows read as tuples with named fields: no ORM objects
+            matches = list(conn.execute(
+                select(*match_columns).where(MatchRow.season_id == season_id,
+                                             MatchRow.fixture > low)
                 .order_by(MatchRow.fixture).limit(page)))
             if not matches:
                 return
-            seats = session.exec(select(SeatRow).where(
+            seats = conn.execute(select(*seat_columns).where(
                 SeatRow.match_id.in_([m.id for m in matches]))
                 .order_by(SeatRow.match_id, SeatRow.seat)).all()
         by_match = {k: list(g) for k, g in groupby(seats, key=lambda s: s.match_id)}

@@ -34,7 +34,7 @@ def create(engine, registry: Registry, game: str, variant: str, seats: list[str]
            label: str = "") -> SeasonDef:
     """Store the season of a new human match (``seats``: each seat's name, in order) and
     return its definition; ``fixtures(defn)`` yields its one match - or, with ``rounds``,
-    one match per deal of a challenge (``arena.leagues.challenges``: the challenged bot's
+    one match per deal of a challenge (``arena.web.challenges``: the challenged bot's
     games, named ``...Np/challenge-N`` by ``label``)."""
     g = registry.game(game)
     variant = g.check(variant, len(seats))

@@ -84,7 +84,7 @@ class Tally:
                 return False
             (mine, my_ranks), (theirs, their_ranks) = self.deal
             seat = next(i for i, (a, b) in enumerate(zip(mine, theirs, strict=True)) if a != b)
-            gap = _place(my_ranks, seat) - _place(their_ranks, seat)
+            gap = seat_place(my_ranks, seat) - seat_place(their_ranks, seat)
             self.games[0 if gap > 0 else 1 if gap == 0 else 2] += 1
             pair = round(0.5 + gap / 2, 9)
             self.table[pair] = self.table.get(pair, 0) + 1
@@ -144,7 +144,7 @@ def best_places(seats, ranks) -> dict[str, int]:
     return best
 
 
-def _place(ranks, seat: int) -> float:
+def seat_place(ranks, seat: int) -> float:
     """A seat's game score by place: the share of the other seats it beat, a tie half."""
     mine = ranks[seat]
     below = sum(r > mine for r in ranks) + 0.5 * (sum(r == mine for r in ranks) - 1)

@@ -7,7 +7,7 @@ so the report's templates and their relative links serve unchanged; the server a
 (JSON) and ``/events/...`` (server-sent events).
 
 What a browser is sent at a table is one seat's frames and, to the person whose match it is,
-its legal actions (:meth:`arena.leagues.tables.Table.view`); a running match is watched
+its legal actions (:meth:`arena.web.tables.Table.view`); a running match is watched
 from the person's seat only - another seat's view, or everyone's, would show a person the
 cards of the bots it plays - and every view opens once the match has ended (its replay
 page). The person's browser holds the table's token in a cookie; the database holds only its
@@ -29,15 +29,16 @@ from urllib.parse import parse_qs
 
 from .. import db
 from ..errors import ArenaError
-from ..leagues import challenges, tables
 from ..views import report
+from . import challenges, tables
 
 TEMPLATES = Path(__file__).with_name("templates")
 STATIC = Path(__file__).with_name("static")
 #: Seconds between two looks at the database by a live season page's event stream.
-POLL = 0.25
+POLL = 0.1
 COOKIE = "arena_table_{}"
 CHALLENGE_COOKIE = "arena_challenge_{}"
+CACHED = 32  # season pages kept made, the last asked for
 MAX_BODY = 64 * 1024  # bytes of a request body: a form or a move is far smaller
 
 
@@ -54,7 +55,8 @@ class Site:
         self.env.globals["served"] = True
         self.tables: dict[int, tables.Table] = {}
         self.lock = threading.Lock()
-        self.seasons: dict[int, tuple] = {}
+        self.seasons: dict[int, tuple] = {}  # the last CACHED season pages made
+        self.indexes: dict[bool, tuple] = {}
         self.challenges: dict[int, challenges.Challenge] = {}
 
     def page(self, template: str, code: int = 200, **context):
@@ -92,6 +94,16 @@ class Site:
                     self.engine, self.registry, challenge_id)
             return found
 
+    def leagues(self, humans: bool) -> dict:
+        """The index's context (the people's, with ``humans``), made again only when the
+        database changed (``db.version``)."""
+        key = db.version(self.engine)
+        cached = self.indexes.get(humans)
+        if cached is None or cached[0] != key:
+            context = report.index_context(self.engine, self.registry, humans=humans)
+            cached = self.indexes[humans] = (key, context)
+        return cached[1]
+
     def season(self, season_id: int) -> tuple[dict, object]:
         """A season page's context, made again only when its matches or status changed."""
         row = db.season_by_id(self.engine, season_id)
@@ -101,7 +113,12 @@ class Site:
         cached = self.seasons.get(season_id)
         if cached is None or cached[0] != key:
             context, _ = report.season_context(self.engine, self.registry, row, "sample")
-            cached = self.seasons[season_id] = (key, context)
+            cached = (key, context)
+            with self.lock:
+                self.seasons.pop(season_id, None)
+                self.seasons[season_id] = cached
+                while len(self.seasons) > CACHED:
+                    self.seasons.pop(next(iter(self.seasons)))
         return cached[1], row
 
     def close(self) -> None:
@@ -139,11 +156,10 @@ def make_app(engine, registry, poll: float = POLL):
         return endpoint
 
     def index(request):
-        context = report.index_context(engine, registry, humans=False)
-        return site.page("index.html", **context)
+        return site.page("index.html", **site.leagues(humans=False))
 
     def humans(request):
-        context = report.index_context(engine, registry, humans=True)
+        context = site.leagues(humans=True)
         for lg in context["leagues"]:
             for summary, row in zip(lg["seasons"], lg["rows_of_seasons"], strict=True):
                 if tables.is_table(row):

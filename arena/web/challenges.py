@@ -2,7 +2,7 @@
 match`` scores duplicate pairs in a field.
 
 The person plays each deal from one seat against chosen opponents, at a table
-(:mod:`arena.leagues.tables`); the challenged bot plays the very same deal from the same seat
+(:mod:`arena.web.tables`); the challenged bot plays the very same deal from the same seat
 against the same opponents - the same deal seed, and the same seeds for the opponents, so
 they meet the same cards and answer the same observations alike. The server plays the bot's
 game of a deal only once the person's game of it is over: nothing of it exists to be seen
@@ -28,11 +28,12 @@ import time
 
 from .. import db
 from ..errors import ArenaError
+from ..leagues import humans, league
+from ..leagues.match import Tally
+from ..leagues.scheduler import fixtures
 from ..plugins import Registry, check_human, is_human
 from ..referee import play_match
-from . import humans, league, tables
-from .match import Tally
-from .scheduler import fixtures
+from . import tables
 
 #: At most this many deals in one challenge.
 MAX_DEALS = 50
@@ -165,7 +166,7 @@ class Challenge:
                 deal["pair"] = 0.5 + (deal["person"]["place"] - deal["bot"]["place"]) / 2
             deals.append(deal)
         figures = tally.to_json()
-        from .stats import expected_score
+        from ..leagues.stats import expected_score
 
         if figures["pairs"]:
             figures["score_low"] = (expected_score(figures["elo_low"])
@@ -179,12 +180,12 @@ class Challenge:
 
 
 def _game(stored, seat: int) -> dict:
-    from .match import _place
+    from ..leagues.match import seat_place
 
     m, seats = stored
     ranks = [s.rank for s in seats]
     return {"match": m.id, "rank": ranks[seat], "score": seats[seat].score,
-            "place": _place(ranks, seat), "fault": seats[seat].fault, "reason": m.reason}
+            "place": seat_place(ranks, seat), "fault": seats[seat].fault, "reason": m.reason}
 
 
 def create(engine, registry: Registry, game: str, variant: str | None, seat: int,

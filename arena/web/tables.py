@@ -27,10 +27,10 @@ import time
 
 from .. import db
 from ..errors import ArenaError
+from ..leagues import humans, league
 from ..plugins import Registry, check_human, is_human
 from ..referee import Failed, match_steps
 from ..views.frames import seat_frame, seat_header
-from . import humans, league
 
 
 class TableError(ArenaError):
