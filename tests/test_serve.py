@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 import pytest
@@ -568,3 +569,46 @@ def test_a_challenge_of_three_deals_scores_as_a_hand_computation_does(served, br
     assert all(r.secret != row.secret for r, _ in db.list_seasons(engine)
                if r.id not in options["tables"] + [row.id])
     verified(tmp_path / "a.db", row.name, tmp_path, matches=3)
+
+
+def test_leaving_a_match_stores_it_abandoned_and_nothing_moves_after(served, browser,
+                                                                      tmp_path):
+    server = served()
+    table_id = sit(browser, server.url, "cherki/standard/3", "random", 2)
+    cookie = {c["name"]: c["value"] for c in browser.get_cookies()}
+    mine = f"arena_table_{table_id}={cookie[f'arena_table_{table_id}']}"
+    abandon = f"{server.url}api/table/{table_id}/abandon"
+    assert _post(abandon, {}, None)[0] == 403
+    code, state = _post(abandon, {}, mine)
+    assert code == 200 and state["status"] == "abandoned" and state["legal"] is None
+    code, answer = _post(f"{server.url}api/table/{table_id}/move",
+                         {"action": "draw", "at": state["moves"]}, mine)
+    assert code == 409 and "abandoned" in answer["error"]
+    row, matches = stored(tmp_path / "a.db", table_id)
+    assert row.status == "abandoned" and not matches
+    assert json.loads(row.options)["abandoned_at_move"] == state["moves"]
+
+
+def test_a_port_in_use_is_one_line_and_status_2(served, tmp_path):
+    server = served()
+    out = arena("serve", "--port", str(server.port), db_path=tmp_path / "a.db")
+    assert out.returncode == 2
+    assert out.stderr.strip() == (f"arena: error: cannot listen on 127.0.0.1:{server.port}: "
+                                  "Address already in use")
+
+
+def test_ctrl_c_stops_the_server_with_a_table_and_its_feed_open(served, tmp_path):
+    """A live table (its bots' processes running) and a browser's open event stream do not
+    keep the server from stopping; the match stays stored, to go on when it starts again."""
+    server = served()
+    form = urllib.parse.urlencode({"table": "vandtia/cardems/2", "seat": "0",
+                                   "opponents": "random"}).encode()
+    with urllib.request.urlopen(server.url + "play.html", form) as r:
+        table_id = int(re.search(r"table-(\d+)", r.url).group(1))
+    feed = urllib.request.urlopen(f"{server.url}events/table/{table_id}", timeout=WAIT)
+    assert feed.readline().startswith(b"event: moved")  # the stream is open
+    server.process.send_signal(signal.SIGINT)
+    assert server.process.wait(WAIT) == 0
+    feed.close()
+    row, _ = stored(tmp_path / "a.db", table_id)
+    assert row.status == "running"

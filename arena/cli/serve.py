@@ -23,4 +23,9 @@ def serve_command(registry, host, port) -> None:
     def ready(url: str) -> None:
         click.echo(f"arena: serving {url} (Ctrl-C stops)", err=True)
 
-    serve(engine, registry, host, port, ready=ready)
+    try:
+        serve(engine, registry, host, port, ready=ready)
+    except KeyboardInterrupt:  # uvicorn stops on Ctrl-C, then raises it again: the end asked
+        pass
+    click.echo("arena: stopped; a match at a table goes on where it was when the server "
+               "starts again", err=True)
