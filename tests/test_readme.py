@@ -1,5 +1,7 @@
 """Every line of the README's tour runs as written, from a checkout, on a fresh database:
-the lines that need servers arena does not start (PostgreSQL, a Dask cluster) are named."""
+the lines that need servers arena does not start (PostgreSQL, a Dask cluster) are named.
+``arena serve`` runs until stopped: it is started on a free port (``--port 0``), its index
+is read, and Ctrl-C stops it."""
 
 import os
 import re
@@ -41,6 +43,10 @@ def test_every_tour_line_of_the_readme_runs_as_written(tmp_path):
         if any(server in line for server in NEEDS_A_SERVER):
             skipped.append(line)
             continue
+        if line.split()[1] == "serve":
+            _serve(line, tmp_path, env)
+            ran.append(line)
+            continue
         out = subprocess.run(line, shell=True, cwd=tmp_path, env=env, capture_output=True,
                              text=True, timeout=900)
         assert out.returncode == 0, (line, out.stdout[-2000:], out.stderr[-2000:])
@@ -49,3 +55,22 @@ def test_every_tour_line_of_the_readme_runs_as_written(tmp_path):
     assert len(ran) >= 25 and len(skipped) == 1, skipped
     assert skipped[0].startswith("arena --db postgresql+psycopg://")
     assert (tmp_path / "results" / "arena.db").exists(), "the default database, made by the tour"
+
+
+def _serve(line: str, cwd, env) -> None:
+    import signal
+    import urllib.request
+
+    server = subprocess.Popen([*line.split(), "--port", "0"], cwd=cwd, env=env,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        said = server.stderr.readline()
+        url = re.search(r"serving (http://\S+)", said)
+        assert url, said + server.stderr.read()
+        page = urllib.request.urlopen(url.group(1), timeout=120).read().decode()
+        assert "spring" in page and "greedy" in page
+        server.send_signal(signal.SIGINT)
+        assert server.wait(120) == 0
+    finally:
+        server.kill()
+        server.stderr.close()
