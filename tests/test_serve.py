@@ -612,3 +612,30 @@ def test_ctrl_c_stops_the_server_with_a_table_and_its_feed_open(served, tmp_path
     feed.close()
     row, _ = stored(tmp_path / "a.db", table_id)
     assert row.status == "running"
+
+
+def test_a_table_let_go_when_idle_is_taken_up_again_where_it_was(tmp_path):
+    """A table nobody asks for has its bots stopped; asked for again, it is resumed from the
+    database to the very same position."""
+    from arena.web import tables
+    from arena.web.app import Site
+
+    engine = db.connect(f"sqlite:///{tmp_path / 'a.db'}")
+    registry = Registry()
+    site = Site(engine, registry, idle=3600)
+    table, token = tables.create(engine, registry, "vandtia", "cardems", ["human", "random"])
+    site.hold(table)
+    for _ in range(3):
+        view = table.view(mine=True)
+        table.move(token, view["legal"][-1], view["moves"])
+    before = table.view(0, True)
+    site.idle = 0
+    site.tidy()
+    assert table.id not in site.tables and not table._bots
+    again = site.table(table.id)
+    try:
+        assert again is not table and again.view(0, True) == before
+        view = again.view(mine=True)
+        again.move(token, view["legal"][0], view["moves"])  # and it goes on
+    finally:
+        again.close()

@@ -24,6 +24,7 @@ import contextlib
 import json
 import socket
 import threading
+import time
 from pathlib import Path
 from urllib.parse import parse_qs
 
@@ -38,6 +39,7 @@ STATIC = Path(__file__).with_name("static")
 POLL = 0.1
 COOKIE = "arena_table_{}"
 CHALLENGE_COOKIE = "arena_challenge_{}"
+IDLE = 15 * 60  # seconds a table unasked-for keeps its bots' processes
 CACHED = 32  # season pages kept made, the last asked for
 MAX_BODY = 64 * 1024  # bytes of a request body: a form or a move is far smaller
 
@@ -46,10 +48,10 @@ class Site:
     """What the routes share: the database, the bots, the templates, the live tables and
     the last rendering of each season page (kept while its matches do not change)."""
 
-    def __init__(self, engine, registry, poll: float = POLL):
+    def __init__(self, engine, registry, poll: float = POLL, idle: float = IDLE):
         from jinja2 import ChoiceLoader, FileSystemLoader
 
-        self.engine, self.registry, self.poll = engine, registry, poll
+        self.engine, self.registry, self.poll, self.idle = engine, registry, poll, idle
         self.env = report.environment()
         self.env.loader = ChoiceLoader([FileSystemLoader(TEMPLATES), self.env.loader])
         self.env.globals["served"] = True
@@ -68,11 +70,26 @@ class Site:
         return self.page("error.html", status, message=message, status=status)
 
     def table(self, table_id: int) -> tables.Table:
+        self.tidy()
         with self.lock:
             table = self.tables.get(table_id)
         if table is None:
             table = self.hold(tables.open_table(self.engine, self.registry, table_id))
+        table.used = time.monotonic()
         return table
+
+    def tidy(self) -> None:
+        """Let go of the tables nobody has asked for in ``idle`` seconds: a running one's
+        bots are stopped, and it is opened again from the database - resumed - when next
+        asked for, so an abandoned browser does not hold processes for ever."""
+        now = time.monotonic()
+        with self.lock:
+            idle = [t for t in self.tables.values() if now - t.used > self.idle]
+            for table in idle:
+                del self.tables[table.id]
+        for table in idle:
+            with table.lock:
+                table.close()
 
     def hold(self, table: tables.Table) -> tables.Table:
         """Keep a live table; a challenge's deal, once over, has its bot game played."""
@@ -127,15 +144,17 @@ class Site:
                 table.close()
 
 
-def make_app(engine, registry, poll: float = POLL):
-    """The ASGI application over ``engine`` (a database) and ``registry`` (the bots)."""
+def make_app(engine, registry, poll: float = POLL, idle: float = IDLE):
+    """The ASGI application over ``engine`` (a database) and ``registry`` (the bots);
+    ``poll``: seconds between a live feed's looks at the database; ``idle``: seconds a
+    table is held after it was last asked for (``Site.tidy``)."""
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
     from starlette.responses import JSONResponse, RedirectResponse, StreamingResponse
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
-    site = Site(engine, registry, poll)
+    site = Site(engine, registry, poll, idle)
 
     def number(request, key: str = "id") -> int:
         try:
@@ -255,7 +274,7 @@ def make_app(engine, registry, poll: float = POLL):
     def _new_table(form: dict):
         game, variant, seat, person, opponents = _seating(form)
         seats = opponents[:seat] + [person] + opponents[seat:]
-        return tables.create(engine, registry, game, variant, seats, form.get("limits", ""))
+        return tables.create(engine, registry, game, variant, seats)
 
     async def challenge_post(request):
         body = (await request.body()).decode(errors="replace")
@@ -268,8 +287,7 @@ def make_app(engine, registry, poll: float = POLL):
             except ValueError:
                 raise ArenaError("deals is a number") from None
             found, token = challenges.create(engine, registry, game, variant, seat, person,
-                                             form.get("bot", "").strip(), opponents, deals,
-                                             form.get("limits", ""))
+                                             form.get("bot", "").strip(), opponents, deals)
             with site.lock:
                 site.challenges[found.id] = found
             return found, found.next_deal(token), token
@@ -354,14 +372,17 @@ def make_app(engine, registry, poll: float = POLL):
             return JSONResponse({"error": str(e)}, getattr(e, "status", 400))
 
         async def stream():
-            last = None
+            held, last = table, None
             while not await request.is_disconnected():
-                now = (table.version, table.status)
+                if site.tables.get(held.id) is not held:  # let go, and held again since
+                    held = await run_in_threadpool(site.table, held.id)
+                held.used = time.monotonic()  # a watcher keeps it held
+                now = (len(held.frames), held.status)
                 if now != last:
                     last = now
-                    data = json.dumps({"frames": len(table.frames), "status": table.status})
+                    data = json.dumps({"frames": now[0], "status": now[1]})
                     yield f"event: moved\ndata: {data}\n\n"
-                    if table.status != "running":
+                    if now[1] != "running":
                         return
                 await asyncio.sleep(0.1)
 

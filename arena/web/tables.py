@@ -83,12 +83,11 @@ class Table:
         self.match_id: int | None = None
         self.result: dict | None = None
         self.status = row.status
-        self.changed = threading.Condition()
-        self.version = 0  # counts changes, for watchers (``wait``)
         self._bots: list = []
         self._steps = None
         self._started = time.perf_counter()
         self.on_finish = None  # called with the table when its match has ended
+        self.used = time.monotonic()  # when a request last asked for it (the server's)
         limits = table.get("limits", "")
         entries = {n: registry.bot(n, row.game) for n in self.names if not is_human(n)}
         from ..sandbox.bot import make_bot
@@ -157,7 +156,6 @@ class Table:
         options = json.loads(row.options)
         options["table"]["actions"] = list(self.actions)
         db.set_status(self.engine, self.id, "running", options)
-        self._changed()
 
     def _finish(self, match) -> None:
         self.pending = None
@@ -166,14 +164,8 @@ class Table:
                                      time.perf_counter() - self._started)
         self.result = match.result.to_json()
         self.status = "done"
-        self._changed()
         if self.on_finish is not None:
             self.on_finish(self)
-
-    def _changed(self) -> None:
-        with self.changed:
-            self.version += 1
-            self.changed.notify_all()
 
     def close(self) -> None:
         """Stop the bots' processes (the match stays as stored)."""
@@ -216,7 +208,6 @@ class Table:
             self.close()
             humans.abandon(self.engine, self.defn, len(self.actions))
             self.status = "abandoned"
-            self._changed()
 
     def view(self, since: int = 0, mine: bool = False) -> dict:
         """What a browser is sent: the seat's frames from ``since`` on, the match's public
@@ -233,12 +224,6 @@ class Table:
                     "result": None if self.result is None else {
                         k: self.result[k] for k in ("ranks", "scores", "reason", "faults")},
                     "match": self.match_id, "challenge": self.challenge}
-
-    def wait(self, version: int, timeout: float) -> int:
-        """Block until the table changes past ``version`` (or ``timeout``); the version."""
-        with self.changed:
-            self.changed.wait_for(lambda: self.version != version, timeout)
-            return self.version
 
 
 def create(engine, registry: Registry, game: str, variant: str | None, seats: list[str],
