@@ -6,7 +6,10 @@
   var panel = document.getElementById("panel");
   var id = panel.dataset.table;
   var KEYS = "123456789abcdefghijklmnoprstuvwxyz";  // as the terminal: no q
-  var viewer = null, state = null, selected = [], posting = false;
+  // the move a posted action answers, until its answer comes: a second click on the same
+  // position is not posted again, but the next position (drawn from the event stream
+  // before the answer came) can be played at once
+  var viewer = null, state = null, selected = [], posting = null;
 
   function text(action) { return typeof action === "string" ? action : JSON.stringify(action); }
 
@@ -18,6 +21,7 @@
 
   function take(s) {
     if (s.error) { error(s.error); return; }
+    if (state && s.moves < state.moves) return;  // an answer overtaken by a later one
     if (!viewer) {
       if (s.since !== 0) return;
       viewer = window.arenaViewer(Object.assign({}, s, {start: "last"}));
@@ -99,17 +103,17 @@
   }
 
   function move(action) {
-    if (posting || !state || !state.legal) return;
-    posting = true;
+    if (!state || !state.legal || posting === state.moves) return;
+    posting = state.moves;
     error("");
     fetch("api/table/" + id + "/move", {
       method: "POST", headers: {"Content-Type": "application/json"},
       body: JSON.stringify({action: action, at: state.moves, since: viewer.length()}),
     }).then(function (r) { return r.json(); }).then(function (s) {
-      posting = false;
+      posting = null;
       if (s.error) { error(s.error); return load(); }
       take(s);
-    }, function () { posting = false; error("the server did not answer: try again"); });
+    }, function () { posting = null; error("the server did not answer: try again"); });
   }
 
   document.addEventListener("keydown", function (e) {
