@@ -30,6 +30,9 @@ from .referee import ASKING
 SCHEMA_VERSION = 6
 #: The names of the seasons that hold a person's match (``arena.leagues.humans``).
 HUMAN_SEASONS = "human/"
+#: The label of a match of bots played for people to watch (``human/.../watch-N``,
+#: ``arena serve``): stored and replayed like any, rated in no league.
+WATCHED = "watch-"
 
 
 def now() -> datetime:
@@ -586,8 +589,9 @@ def results(engine, game: str, variant: str, players: int | None = None,
         query = query.where(SeasonRow.players == players)
     if season is not None:
         query = query.where(SeasonRow.name == season)
-    elif humans:
-        query = query.where(SeasonRow.name.like(HUMAN_SEASONS + "%"))
+    elif humans:  # bots' matches played to be watched are rated in no league
+        query = query.where(SeasonRow.name.like(HUMAN_SEASONS + "%"),
+                            SeasonRow.name.not_like(f"{HUMAN_SEASONS}%/{WATCHED}%"))
     else:  # a person's matches are not mixed into a bot league unless asked
         query = query.where(SeasonRow.name.not_like(HUMAN_SEASONS + "%"))
     query = query.order_by(SeasonRow.id, MatchRow.fixture, SeatRow.seat)

@@ -192,11 +192,13 @@ def stored(db_path, table_id: int):
     return row, matches
 
 
-def check_nothing_leaked(received: Received, game, row, match, seat: int) -> int:
-    """Each JSON response names only cards the seat knew by then; no body holds the
-    season's secret, the deal seed or a bot's seed. The responses checked."""
+def check_nothing_leaked(received: Received, game, row, match, seat: int | None = None) -> int:
+    """Each JSON response names only cards the seat it shows (``seat``, or the one it says)
+    knew by then; no body holds the season's secret, the deal seed or a bot's seed. The
+    responses checked."""
     actions = json.loads(match.replay)
-    known = known_cards(game, row.variant, row.players, match.seed, actions, seat)
+    known = {s: known_cards(game, row.variant, row.players, match.seed, actions, s)
+             for s in range(row.players)}
     secrets = [row.secret, str(match.seed)] + [
         str(keyed_seed(row.secret, "bot", match.seed, s)) for s in range(row.players)]
     checked = 0
@@ -211,9 +213,11 @@ def check_nothing_leaked(received: Received, game, row, match, seat: int) -> int
         data = json.loads(body)
         if "moves" not in data:
             continue
+        shows = data["seat"] if seat is None else seat
+        assert data["seat"] == shows
         shown = cards_shown(game.name, body)
-        assert shown <= known[data["moves"]] | set(data.get("legal") or ()), (
-            shown - known[data["moves"]], data["moves"])
+        assert shown <= known[shows][data["moves"]] | set(data.get("legal") or ()), (
+            shown - known[shows][data["moves"]], data["moves"])
         checked += 1
     return checked
 
@@ -664,3 +668,54 @@ def test_a_table_let_go_when_idle_is_taken_up_again_where_it_was(tmp_path):
         again.move(token, view["legal"][0], view["moves"])  # and it goes on
     finally:
         again.close()
+
+
+def test_a_match_of_bots_is_watched_live_from_any_seat_but_everyones_view_waits(
+        served, browser, tmp_path):
+    """Bots play a match at a pace; a watcher follows it from seat 0's view, then seat 1's,
+    as the moves come, with no reload; everyone's view is refused until the end; every
+    response held only the cards of the seat it showed."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    server = served()
+    received = Received(browser)
+    browser.get(server.url + "play.html")
+    Select(browser.find_element(By.ID, "table-kind")).select_by_value("vandtia/cardems/2")
+    browser.find_element(By.ID, "watch").click()
+    for field, value in (("opponents", "random, greedy"), ("pace", "0.02")):
+        box = browser.find_element(By.ID, field)
+        box.clear()
+        box.send_keys(value)
+    browser.find_element(By.ID, "sit").click()
+    wait(browser, lambda b: panel(b).get("status"), "the watched table")
+    table_id = int(re.search(r"table-(\d+)\.html", browser.current_url).group(1))
+    browser.execute_script("window.notReloaded = true")
+    first = int(panel(browser)["moves"])
+    wait(browser, lambda b: int(panel(b)["moves"]) > first + 2, "the moves to come")
+    assert browser.execute_script("return window.notReloaded === true")
+    assert not browser.find_elements(By.CSS_SELECTOR, "#actions button")
+    everyone = urllib.request.Request(f"{server.url}table-{table_id}.html?view=everyone")
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(everyone)
+    assert refused.value.code == 403
+    received.collect()  # before the page is left: its bodies go with it
+    browser.find_element(By.LINK_TEXT, "seat 1").click()
+    wait(browser, lambda b: panel(b).get("seat") == "1" and panel(b).get("status") == "done",
+         "the end, watched from seat 1")
+    received.collect()
+    row, matches = stored(tmp_path / "a.db", table_id)
+    assert row.name.startswith("human/vandtia/cardems/2p/watch-") and row.status == "done"
+    match, seats = matches[0]
+    assert [s.bot for s in seats] == ["random", "greedy"]
+    seen = {json.loads(b)["seat"] for k, b in received.bodies
+            if k == "response" and b.startswith("{") and '"moves"' in b}
+    assert seen == {0, 1}
+    assert check_nothing_leaked(received, Registry().game("vandtia"), row, match) >= 2
+    verified(tmp_path / "a.db", row.name, tmp_path)
+    browser.get(f"{server.url}table-{table_id}.html?view=everyone")  # now: its replay
+    assert re.search(r"match-\d+\.html$", browser.current_url)
+    # rated in no league
+    board = arena("leaderboard", "vandtia", "--variant", "cardems", "--humans",
+                  db_path=tmp_path / "a.db")
+    assert "greedy" not in board.stdout

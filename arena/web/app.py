@@ -40,6 +40,7 @@ POLL = 0.1
 COOKIE = "arena_table_{}"
 CHALLENGE_COOKIE = "arena_challenge_{}"
 IDLE = 15 * 60  # seconds a table unasked-for keeps its bots' processes
+PACE = 0.5  # seconds a move of a bots' table, by default
 CACHED = 32  # season pages kept made, the last asked for
 MAX_BODY = 64 * 1024  # bytes of a request body: a form or a move is far smaller
 
@@ -248,9 +249,10 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE):
             return await run_in_threadpool(play_form, request, str(e), form, 400)
         return _seated(table, token)
 
-    def _seating(form: dict):
+    def _seating(form: dict, watch: bool = False):
         """A play form's table: the game, variant, players, the person's seat and name, and
-        the other seats' bots in order; ArenaError for a mistake."""
+        the other seats' bots in order (``watch``: every seat's bot); ArenaError for a
+        mistake."""
         game, _, rest = form.get("table", "").partition("/")
         variant, _, count = rest.partition("/")
         try:
@@ -261,6 +263,13 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE):
         g = registry.game(game)
         variant = g.check(variant or None, players)
         opponents = [b.strip() for b in form.get("opponents", "").split(",") if b.strip()]
+        if watch:
+            seat, opponents = 0, opponents * players if len(opponents) == 1 else opponents
+            if len(opponents) != players:
+                raise ArenaError(f"{g.title} {variant} with {players} seats needs {players} "
+                                 f"bots to watch (or one, for every seat), not "
+                                 f"{len(opponents)}")
+            return game, variant, None, None, opponents
         if not 0 <= seat < players:
             raise ArenaError(f"your seat is one of 0-{players - 1}, not {seat}")
         if len(opponents) == 1:
@@ -272,7 +281,14 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE):
         return game, variant, seat, f"human:{name}" if name else "human", opponents
 
     def _new_table(form: dict):
-        game, variant, seat, person, opponents = _seating(form)
+        watch = bool(form.get("watch"))
+        game, variant, seat, person, opponents = _seating(form, watch)
+        if watch:
+            try:
+                pace = float(form.get("pace") or PACE)
+            except ValueError:
+                raise ArenaError("seconds a move is a number") from None
+            return tables.create(engine, registry, game, variant, opponents, pace=pace)
         seats = opponents[:seat] + [person] + opponents[seat:]
         return tables.create(engine, registry, game, variant, seats)
 
@@ -325,16 +341,27 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE):
         table = site.table(number(request))
         mine = table.owns(request.cookies.get(COOKIE.format(table.id)))
         asked = request.query_params.get("view")
-        if asked is not None and asked != str(table.seat) and table.status == "running":
-            raise tables.TableError(
-                "while a match is running it is watched from the person's seat only: "
-                "another seat's view, or everyone's, opens on its replay page when it ends",
-                403)
         if asked is not None and table.match_id is not None:
             return RedirectResponse(f"match-{table.match_id}.html", 303)
-        header = table.view(since=10**9)
+        seat = _seat_asked(table, asked)
+        header = table.view(since=10**9, seat=seat)
         return site.page("table.html", table=table, mine=mine, frames=header,
-                         title=registry.game(table.game.name).title)
+                         seat=header["seat"], title=registry.game(table.game.name).title)
+
+    def _seat_asked(table, asked: str | None) -> int | None:
+        """The seat whose view a watcher asked for: while the match runs, any seat of a
+        bots' table, only the person's seat of a person's; never everyone's."""
+        if asked is None:
+            return None
+        if asked.isdigit() and int(asked) in table.frames:
+            return int(asked)
+        if table.seat is None:
+            raise tables.TableError(
+                "everyone's view of a running match opens on its replay page when it ends: "
+                "a seat's view can be watched now", 403)
+        raise tables.TableError(
+            "while a match is running it is watched from the person's seat only: "
+            "another seat's view, or everyone's, opens on its replay page when it ends", 403)
 
     def table_state(request):
         table = site.table(number(request))
@@ -343,7 +370,8 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE):
         except ValueError:
             raise tables.TableError("since is a number of frames", 400) from None
         mine = table.owns(request.cookies.get(COOKIE.format(table.id)))
-        return JSONResponse(table.view(since, mine), headers={"Cache-Control": "no-store"})
+        seat = _seat_asked(table, request.query_params.get("seat"))
+        return JSONResponse(table.view(since, mine, seat), headers={"Cache-Control": "no-store"})
 
     async def table_move(request):
         try:
@@ -377,7 +405,7 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE):
                 if site.tables.get(held.id) is not held:  # let go, and held again since
                     held = await run_in_threadpool(site.table, held.id)
                 held.used = time.monotonic()  # a watcher keeps it held
-                now = (len(held.frames), held.status)
+                now = (len(held.actions) + 1, held.status)
                 if now != last:
                     last = now
                     data = json.dumps({"frames": now[0], "status": now[1]})

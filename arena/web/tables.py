@@ -32,6 +32,9 @@ from ..plugins import Registry, check_human, is_human
 from ..referee import Failed, match_steps
 from ..views.frames import seat_frame, seat_header
 
+#: At most this many seconds between two moves of a bots' table.
+MAX_PACE = 10.0
+
 
 class TableError(ArenaError):
     """A request the table refuses, with the HTTP status that says why."""
@@ -62,8 +65,9 @@ class _Watched:
 
 
 class Table:
-    """One person's match, held live. Every method takes the table's lock: one request at a
-    time moves it, whatever the server's threads."""
+    """One person's match, held live - or a match of bots alone, played at a pace for people
+    to watch (``seat`` None). Every method takes the table's lock: one request at a time
+    moves it, whatever the server's threads."""
 
     def __init__(self, engine, registry: Registry, row: db.SeasonRow):
         self.engine, self.registry = engine, registry
@@ -71,13 +75,16 @@ class Table:
         options = json.loads(row.options)
         table = options["table"]
         self.seat, self.token_hash = table["seat"], table["token"]
+        self.pace = table.get("pace", 0.0)  # seconds between two moves of a bots' table
         self.challenge = table.get("challenge")  # the challenge it is a deal of, if one
         self.stored = list(table["actions"])  # replayed on resume: they stand
         self.defn = league.definition(row)
         self.game = registry.game(row.game)
         self.names = list(self.defn.bots)
         self.lock = threading.Lock()
-        self.frames: list[dict] = []
+        # the frames of each seat shown: the person's, or every seat of a bots' table
+        self.frames: dict[int, list[dict]] = {
+            s: [] for s in ([self.seat] if self.seat is not None else range(row.players))}
         self.actions: list = []
         self.pending: list | None = None  # the person's legal actions while it is to move
         self.match_id: int | None = None
@@ -85,6 +92,8 @@ class Table:
         self.status = row.status
         self._bots: list = []
         self._steps = None
+        self._ask = None  # a bots' table's next question of the referee, between moves
+        self._stop = threading.Event()
         self._started = time.perf_counter()
         self.on_finish = None  # called with the table when its match has ended
         self.used = time.monotonic()  # when a request last asked for it (the server's)
@@ -95,7 +104,8 @@ class Table:
 
         state = self.game.new_state(row.variant, row.players, humans.deal_seed(self.defn))
         self.state = _Watched(state, self._moved)
-        self.frames.append(seat_frame(self.game.name, state, self.names, self.seat, None, None))
+        for seat, frames in self.frames.items():
+            frames.append(seat_frame(self.game.name, state, self.names, seat, None, None))
         if row.status != "running":
             return
         try:
@@ -104,24 +114,32 @@ class Table:
             self._steps = match_steps(self.game, row.variant, row.players,
                                       humans.deal_seed(self.defn), self.names,
                                       secret=self.defn.secret, state=self.state)
-            self._drive(next(self._steps))
+            self._drive(next(self._steps), None if self.seat is not None else len(self.stored))
         except BaseException:
             self.close()
             raise
+        if self.seat is None and self.status == "running":
+            threading.Thread(target=self._play, daemon=True, name=f"table-{self.id}").start()
 
     # -- the referee's side ----------------------------------------------------------------
 
     def _moved(self, actor: int, action) -> None:
         self.actions.append(action)
-        self.frames.append(seat_frame(self.game.name, self.state._state, self.names,
-                                      self.seat, actor, action))
+        for seat, frames in self.frames.items():
+            frames.append(seat_frame(self.game.name, self.state._state, self.names, seat,
+                                     actor, action))
 
-    def _drive(self, ask) -> None:
-        """Answer the referee's asks until the person must choose or the match ends."""
+    def _drive(self, ask, until: int | None = None) -> None:
+        """Answer the referee's asks until the person must choose or the match ends - or,
+        ``until``, once that many actions stand (a bots' table, a move at a time)."""
         try:
             while True:
-                kind, seat, *what = ask
                 replaying = len(self.actions) < len(self.stored)
+                if until is not None and not replaying and len(self.actions) >= until:
+                    self._ask = ask
+                    self._save()
+                    return
+                kind, seat, *what = ask
                 if seat == self.seat:
                     if kind == "act" and not replaying:
                         self.pending = list(what[1])
@@ -167,8 +185,17 @@ class Table:
         if self.on_finish is not None:
             self.on_finish(self)
 
+    def _play(self) -> None:
+        """A bots' table: a move every ``pace`` seconds, until the end or ``close``."""
+        while not self._stop.wait(self.pace):
+            with self.lock:
+                if self._stop.is_set() or self.status != "running":
+                    return
+                self._drive(self._ask, len(self.actions) + 1)
+
     def close(self) -> None:
         """Stop the bots' processes (the match stays as stored)."""
+        self._stop.set()
         for bot in self._bots:
             if bot is not None:
                 bot.close()
@@ -209,15 +236,20 @@ class Table:
             humans.abandon(self.engine, self.defn, len(self.actions))
             self.status = "abandoned"
 
-    def view(self, since: int = 0, mine: bool = False) -> dict:
-        """What a browser is sent: the seat's frames from ``since`` on, the match's public
-        progress and result, and - to the person (``mine``) while it is to move - its legal
-        actions. Nothing else: no other seat's view, no seed, no secret."""
+    def view(self, since: int = 0, mine: bool = False, seat: int | None = None) -> dict:
+        """What a browser is sent: one seat's frames from ``since`` on (the person's, or
+        ``seat`` of a bots' table), the match's public progress and result, and - to the
+        person (``mine``) while it is to move - its legal actions. Nothing else: no other
+        seat's view, no seed, no secret."""
+        seat = next(iter(self.frames)) if seat is None else seat
+        if seat not in self.frames:
+            raise TableError(f"seat {seat} of match {self.id} is not shown while it runs", 403)
         with self.lock:
-            since = max(0, min(since, len(self.frames)))
-            return {**seat_header(self.game.name, self.defn.variant, self.names, self.seat),
-                    "id": self.id, "seat": self.seat, "since": since,
-                    "frames": self.frames[since:], "moves": len(self.actions),
+            frames = self.frames[seat]
+            since = max(0, min(since, len(frames)))
+            return {**seat_header(self.game.name, self.defn.variant, self.names, seat),
+                    "id": self.id, "seat": seat, "person": self.seat is not None,
+                    "since": since, "frames": frames[since:], "moves": len(self.actions),
                     "status": self.status, "yours": mine,
                     "legal": self.pending if mine else None,
                     "to_move": None if self.status != "running" else self.state.to_move,
@@ -228,17 +260,27 @@ class Table:
 
 def create(engine, registry: Registry, game: str, variant: str | None, seats: list[str],
            limits: str = "", seed: int | None = None, secret: str | None = None,
-           token: str | None = None, extra: dict | None = None) -> tuple[Table, str]:
+           token: str | None = None, extra: dict | None = None,
+           pace: float | None = None) -> tuple[Table, str]:
     """A new table: ``seats`` names each seat in order, one of them a person (``human`` or
     ``human:NAME``), the others bots (with options). Its token, for the person's browser
     (``token``: one already given, as a challenge's deals share one). ``seed`` and
     ``secret`` deal what ``arena play --seed`` deals under that secret (default: fresh);
-    ``extra`` is kept with the table (a challenge's id and deal)."""
+    ``extra`` is kept with the table (a challenge's id and deal).
+
+    With ``pace``, every seat is a bot and the match is played for people to watch, a move
+    every ``pace`` seconds, from any seat's view: a season ``human/.../watch-N``, stored and
+    replayed like any match and rated in no league (``db.WATCHED``)."""
     people = [s for s, name in enumerate(seats) if is_human(name)]
-    if len(people) != 1:
+    if pace is not None:
+        if people or not 0 <= pace <= MAX_PACE:
+            raise ArenaError(f"a match to watch has a bot in every seat and 0-{MAX_PACE:g} "
+                             "seconds a move")
+    elif len(people) != 1:
         raise ArenaError("a table in the browser has one person: name exactly one seat human "
                          "(or human:NAME)")
-    check_human(seats[people[0]])
+    else:
+        check_human(seats[people[0]])
     from ..sandbox.process import Limits
 
     Limits.parse(limits)
@@ -247,12 +289,14 @@ def create(engine, registry: Registry, game: str, variant: str | None, seats: li
     for name in seats:
         if not is_human(name):
             registry.bot(name, game)
-    defn = humans.create(engine, registry, game, variant, seats, seed, secret)
+    defn = humans.create(engine, registry, game, variant, seats, seed, secret,
+                         label="" if pace is None else db.WATCHED)
     token = token or secrets.token_urlsafe(24)
     row = db.get_season(engine, defn.name)
     options = json.loads(row.options)
-    options["table"] = {"seat": people[0], "token": _hash(token), "actions": [],
-                        "limits": limits, **(extra or {})}
+    options["table"] = {"seat": people[0] if people else None, "token": _hash(token),
+                        "actions": [], "limits": limits, **(extra or {}),
+                        **({"pace": pace} if pace is not None else {})}
     db.set_status(engine, row.id, "running", options)
     return Table(engine, registry, db.get_season(engine, defn.name)), token
 

@@ -38,7 +38,8 @@
   }
 
   function load() {
-    return fetch("api/table/" + id + "?since=" + (viewer ? viewer.length() : 0),
+    return fetch("api/table/" + id + "?since=" + (viewer ? viewer.length() : 0) +
+                 (panel.dataset.seat !== "" ? "&seat=" + panel.dataset.seat : ""),
                  {cache: "no-store"}).then(function (r) { return r.json(); }).then(take);
   }
 
@@ -51,6 +52,7 @@
         " of " + r.ranks.length + ", score " + r.scores[mine] + faults + ".";
     }
     if (s.legal) return "Your move, seat " + s.seat + " (" + s.names[s.seat] + ").";
+    if (s.to_move === null) return "…";
     return "Seat " + s.to_move + " (" + s.names[s.to_move] + ") to move.";
   }
 
