@@ -2,16 +2,17 @@
 
 Pages keep the report's flat names (``index.html``, ``season-ID.html``, ``match-ID.html``),
 so the report's templates and their relative links serve unchanged; the server adds
-``humans.html`` (the people's league and matches), ``play.html`` (a new table) and
-``table-ID.html`` (a person's match, played or watched). Scripts talk to ``/api/...``
-(JSON) and ``/events/...`` (server-sent events).
+``humans.html`` (the people's league and matches), ``play.html`` (a new table),
+``table-ID.html`` (a match at a table, played or watched), ``challenge.html`` and
+``challenge-ID.html`` (a person against a bot on the same deals). Scripts talk to
+``/api/...`` (JSON) and ``/events/...`` (server-sent events).
 
 What a browser is sent at a table is one seat's frames and, to the person whose match it is,
-its legal actions (:meth:`arena.web.tables.Table.view`); a running match is watched
-from the person's seat only - another seat's view, or everyone's, would show a person the
-cards of the bots it plays - and every view opens once the match has ended (its replay
-page). The person's browser holds the table's token in a cookie; the database holds only its
-hash.
+its legal actions (:meth:`arena.web.tables.Table.view`). A person's running match is watched
+from the person's seat only - another seat's view would show a person the cards of the bots
+it plays - and a bots' match from any seat's; everyone's view opens once the match has ended
+(its replay page), so no bot can watch its own match. The person's browser holds the
+table's token in a cookie; the database holds only its hash.
 
 A live page polls nothing itself: an event stream tells it when a season has stored matches
 or a table has moved (only counts: no card), and the page then fetches what it shows.
@@ -34,7 +35,6 @@ from ..views import report
 from . import challenges, tables
 
 TEMPLATES = Path(__file__).with_name("templates")
-STATIC = Path(__file__).with_name("static")
 #: Seconds between two looks at the database by a live season page's event stream.
 POLL = 0.1
 COOKIE = "arena_table_{}"

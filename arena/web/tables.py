@@ -1,5 +1,6 @@
 """A person's match held by a server (``arena serve``): a table with one person's seat among
-sandboxed bots, played one posted action at a time.
+sandboxed bots, played one posted action at a time - or a table of bots alone, played a move
+every few seconds for people to watch (``create(..., pace=...)``).
 
 The table is the referee (:func:`arena.referee.match_steps`) with the person's decisions
 left pending: :meth:`Table.move` checks a posted action as the referee checks a bot's, then
