@@ -13,7 +13,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed", reason="Dask: pip install 'card-arena[dask]'")
 
-RUN = ("season", "run", "vandtia", "--bots", "random,greedy,lowball", "--rounds", "30",
+RUN = ("season", "run", "vandtia", "--bots", "random,greedy,lowball", "--rounds", "20",
        "--seed", "5", "--name", "d", "--batch", "4", "--public-seed")  # runs compared
 
 

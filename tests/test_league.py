@@ -316,7 +316,7 @@ def _export(db_path, season):
     return out, list(db.results(engine, "vandtia", "cardems", 2, season))
 
 
-RUN = ("season", "run", "vandtia", "--bots", "random,greedy,lowball", "--rounds", "40",
+RUN = ("season", "run", "vandtia", "--bots", "random,greedy,lowball", "--rounds", "20",
        "--seed", "3", "--name", "k", "--workers", "2")
 
 
@@ -349,7 +349,7 @@ def test_a_season_killed_with_sigkill_resumes_to_the_same_results(tmp_path, run)
         stored = wait_for_matches(killed, stored + rng.choice([1, 15, 30]), proc)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-        assert stored < 240, "killed mid-season"
+        assert stored < 120, "killed mid-season"
     proc = arena("season", "resume", "k", db_path=killed)
     assert proc.wait(timeout=600) == 0, finished(proc)
     assert _export(killed, "k") == _export(whole, "k")
@@ -394,7 +394,7 @@ def test_a_database_locked_mid_season_stops_with_one_line_and_nothing_half_writt
         "arena: error: database: database is locked; what was stored stays, and 'arena "
         "season resume k' goes on once that is fixed")
     matches = _count(path, "matches")
-    assert 8 <= matches < 240 and _count(path, "seat_results") == 2 * matches
+    assert 8 <= matches < 120 and _count(path, "seat_results") == 2 * matches
     whole = tmp_path / "whole.db"
     assert arena(*run, db_path=whole).wait(timeout=600) == 0
     assert arena("season", "resume", "k", db_path=path).wait(timeout=600) == 0
