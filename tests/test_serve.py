@@ -82,18 +82,27 @@ def panel(browser) -> dict:
         "const p = document.getElementById('panel'); return p ? {...p.dataset} : {};")
 
 
-def sit(browser, url: str, table: str, opponents: str, seat: int = 0, name: str = "") -> int:
-    """Fill the play form and sit down; the table's id."""
+def fill(browser, url: str, page: str, table: str, fields: dict, before=None) -> None:
+    """Open ``page`` (play.html, challenge.html), choose ``table``, type ``fields`` (their
+    ids and values, in order), run ``before`` on the page, and send the form."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
-    browser.get(url + "play.html")
+    browser.get(url + page)
     Select(browser.find_element(By.ID, "table-kind")).select_by_value(table)
-    for field, value in (("seat", str(seat)), ("opponents", opponents), ("name", name)):
+    for field, value in fields.items():
         box = browser.find_element(By.ID, field)
         box.clear()
         box.send_keys(value)
+    if before is not None:
+        before(browser)
     browser.find_element(By.ID, "sit").click()
+
+
+def sit(browser, url: str, table: str, opponents: str, seat: int = 0, name: str = "") -> int:
+    """Fill the play form and sit down; the table's id."""
+    fill(browser, url, "play.html", table, {"seat": str(seat), "opponents": opponents,
+                                            "name": name})
     wait(browser, lambda b: panel(b).get("status"), "the table's first state")
     return int(re.search(r"table-(\d+)\.html", browser.current_url).group(1))
 
@@ -446,16 +455,10 @@ def test_a_form_with_a_mistake_says_what_and_sits_nobody(served, browser, tmp_pa
             ("vandtia/swedish/3", "random, random, random", 0, "", "needs 2 opponents"),
             ("vandtia/cardems/2", "random", 5, "", "your seat is one of 0-1"),
             ("vandtia/cardems/2", "random", 0, "a b", "human seat is")):
-        browser.get(server.url + "play.html")
-        browser.execute_script("document.getElementById('name').removeAttribute('pattern')")
-        from selenium.webdriver.support.ui import Select
-
-        Select(browser.find_element(By.ID, "table-kind")).select_by_value(table)
-        for field, value in (("seat", str(seat)), ("opponents", opponents), ("name", name)):
-            box = browser.find_element(By.ID, field)
-            box.clear()
-            box.send_keys(value)
-        browser.find_element(By.ID, "sit").click()
+        fill(browser, server.url, "play.html", table,
+             {"seat": str(seat), "opponents": opponents, "name": name},
+             before=lambda b: b.execute_script(  # what the server says, not the page
+                 "document.getElementById('name').removeAttribute('pattern')"))
         wait(browser, lambda b: b.find_elements(By.ID, "error"), "the form's answer")
         assert says in browser.find_element(By.ID, "error").text
     engine = db.connect(f"sqlite:///{tmp_path / 'a.db'}")
@@ -536,20 +539,13 @@ def test_a_challenge_of_three_deals_scores_as_a_hand_computation_does(served, br
     is ½ + (the person's place - greedy's) / 2, and the verdict is arena match's estimate
     of those pairs."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select
 
     from arena.leagues import stats
 
     server = served()
     engine = db.connect(f"sqlite:///{tmp_path / 'a.db'}")
-    browser.get(server.url + "challenge.html")
-    Select(browser.find_element(By.ID, "table-kind")).select_by_value("vandtia/cardems/2")
-    for field, value in (("seat", "1"), ("opponents", "random"), ("bot", "greedy"),
-                         ("deals", "3"), ("name", "Ada")):
-        box = browser.find_element(By.ID, field)
-        box.clear()
-        box.send_keys(value)
-    browser.find_element(By.ID, "sit").click()
+    fill(browser, server.url, "challenge.html", "vandtia/cardems/2",
+         {"seat": "1", "opponents": "random", "bot": "greedy", "deals": "3", "name": "Ada"})
     challenge = None
     for deal in range(3):
         wait(browser, lambda b: panel(b).get("status"), "the deal's table")
@@ -679,18 +675,12 @@ def test_a_match_of_bots_is_watched_live_from_any_seat_but_everyones_view_waits(
     as the moves come, with no reload; everyone's view is refused until the end; every
     response held only the cards of the seat it showed."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select
 
     server = served()
     received = Received(browser)
-    browser.get(server.url + "play.html")
-    Select(browser.find_element(By.ID, "table-kind")).select_by_value("vandtia/cardems/2")
-    browser.find_element(By.ID, "watch").click()
-    for field, value in (("opponents", "random, greedy"), ("pace", "0.02")):
-        box = browser.find_element(By.ID, field)
-        box.clear()
-        box.send_keys(value)
-    browser.find_element(By.ID, "sit").click()
+    fill(browser, server.url, "play.html", "vandtia/cardems/2",
+         {"opponents": "random, greedy", "pace": "0.02"},
+         before=lambda b: b.find_element(By.ID, "watch").click())
     wait(browser, lambda b: panel(b).get("status"), "the watched table")
     table_id = int(re.search(r"table-(\d+)\.html", browser.current_url).group(1))
     browser.execute_script("window.notReloaded = true")

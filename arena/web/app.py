@@ -241,13 +241,17 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE):
                          values=values or {}, challenge=challenge)
 
     async def play_post(request):
-        body = (await request.body()).decode(errors="replace")
-        form = {k: v[-1].strip() for k, v in parse_qs(body).items()}
+        form = await _form(request)
         try:
             table, token = await run_in_threadpool(_new_table, form)
         except ArenaError as e:
             return await run_in_threadpool(play_form, request, str(e), form, 400)
         return _seated(table, token)
+
+    async def _form(request) -> dict:
+        """A posted form's fields (the last value of each), stripped."""
+        body = (await request.body()).decode(errors="replace")
+        return {k: v[-1].strip() for k, v in parse_qs(body).items()}
 
     def _seating(form: dict, watch: bool = False):
         """A play form's table: the game, variant, players, the person's seat and name, and
@@ -293,8 +297,7 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE):
         return tables.create(engine, registry, game, variant, seats)
 
     async def challenge_post(request):
-        body = (await request.body()).decode(errors="replace")
-        form = {k: v[-1].strip() for k, v in parse_qs(body).items()}
+        form = await _form(request)
 
         def begin():
             game, variant, seat, person, opponents = _seating(form)

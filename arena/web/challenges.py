@@ -71,9 +71,7 @@ class Challenge:
         return list(self._options()["challenge"]["tables"])
 
     def owns(self, token: str | None) -> bool:
-        import hmac
-
-        return bool(token) and hmac.compare_digest(tables._hash(token), self.token_hash)
+        return tables.token_fits(token, self.token_hash)
 
     def next_deal(self, token: str | None) -> tables.Table:
         """The table of the next deal, made now: refused unless the token is the

@@ -49,6 +49,12 @@ def _hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def token_fits(token: str | None, digest: str) -> bool:
+    """Whether a browser's token is the one whose hash was stored (compared in constant
+    time)."""
+    return bool(token) and hmac.compare_digest(_hash(token), digest)
+
+
 class _Watched:
     """The match's state as the referee drives it, with a hook after every action (forced
     ones included, which the referee plays without asking anyone)."""
@@ -205,7 +211,7 @@ class Table:
     # -- the person's side -----------------------------------------------------------------
 
     def owns(self, token: str | None) -> bool:
-        return bool(token) and hmac.compare_digest(_hash(token), self.token_hash)
+        return token_fits(token, self.token_hash)
 
     def move(self, token: str | None, action, at: int) -> None:
         """The person's action, posted when the match stood at move ``at``: refused (and
