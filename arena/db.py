@@ -27,7 +27,7 @@ from . import DEFAULT_DB as DEFAULT_URL
 from .errors import ArenaError, masked
 from .referee import ASKING
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 #: The names of the seasons that hold a person's match (``arena.leagues.humans``).
 HUMAN_SEASONS = "human/"
 #: The label of a match of bots played for people to watch (``human/.../watch-N``,
@@ -155,6 +155,22 @@ class OwnerRow(SQLModel, table=True):
     since: datetime = Field(default_factory=now)
 
 
+class ReviewRow(SQLModel, table=True):
+    """One reviewed decision (schema 7, ``arena.leagues.review``): at ``step`` of match
+    ``match_id``, seat ``seat`` decided, and ``reviewer`` (an entrant, options written out)
+    valued every legal action from that seat's observation; ``data``, JSON: the action
+    taken, the decision's phase and the reviewer's values."""
+
+    __tablename__ = "reviews"
+    __table_args__ = (UniqueConstraint("match_id", "reviewer", "seat", "step"),)
+    id: int | None = Field(default=None, primary_key=True)
+    match_id: int = Field(foreign_key="matches.id", index=True)
+    reviewer: str
+    seat: int
+    step: int
+    data: str
+
+
 def _schema_2(conn) -> None:
     conn.exec_driver_sql("ALTER TABLE seat_results ADD COLUMN log VARCHAR")
     conn.exec_driver_sql("ALTER TABLE ratings ADD COLUMN suspended BOOLEAN NOT NULL DEFAULT false")
@@ -178,9 +194,13 @@ def _schema_6(conn) -> None:
     it has no key: ``arena key NAME`` gives it one."""
 
 
+def _schema_7(conn) -> None:
+    """The reviews table, which ``create_all`` has just made."""
+
+
 # (version, callable(connection)), in order
 MIGRATIONS: list = [(2, _schema_2), (3, _schema_3), (4, _schema_4), (5, _schema_5),
-                    (6, _schema_6)]
+                    (6, _schema_6), (7, _schema_7)]
 
 
 def _sqlite_pragmas(dbapi_connection, _record):
@@ -545,6 +565,7 @@ def rewrite_results(engine, season_id: int, results: list[dict]) -> None:
             conn.execute(MatchRow.__table__.update().where(MatchRow.id == match_id).values(
                 reason=res["reason"], moves=res["moves"], duration=r["duration"],
                 replay=r["replay"]))
+            conn.execute(ReviewRow.__table__.delete().where(ReviewRow.match_id == match_id))
             for seat in range(len(r["seats"])):
                 conn.execute(SeatRow.__table__.update().where(
                     SeatRow.match_id == match_id, SeatRow.seat == seat).values(
@@ -560,6 +581,7 @@ def end_at(engine, season_id: int, fixtures: int) -> None:
         later = select(MatchRow.id).where(MatchRow.season_id == season_id,
                                           MatchRow.fixture >= fixtures)
         conn.execute(SeatRow.__table__.delete().where(SeatRow.match_id.in_(later)))
+        conn.execute(ReviewRow.__table__.delete().where(ReviewRow.match_id.in_(later)))
         conn.execute(MatchRow.__table__.delete().where(MatchRow.season_id == season_id,
                                                        MatchRow.fixture >= fixtures))
         conn.execute(SeasonRow.__table__.update().where(SeasonRow.id == season_id)
@@ -706,6 +728,42 @@ def bot_versions(engine, game: str, code_hashes: dict[str, str]) -> dict[str, di
                 out[name] = {"version": bot.version, "source": bot.source,
                              "code_hash": bot.code_hash}
         return out
+
+
+def bot_matches(engine, season_id: int, bot: str) -> list[tuple[int, int]]:
+    """``(match id, seat)`` of every played match of ``bot`` in a season, by fixture."""
+    with Session(engine) as session:
+        return [tuple(r) for r in session.exec(
+            select(MatchRow.id, SeatRow.seat).join(SeatRow, SeatRow.match_id == MatchRow.id)
+            .where(MatchRow.season_id == season_id, SeatRow.bot == bot,
+                   MatchRow.reason != "suspended")
+            .order_by(MatchRow.fixture, SeatRow.seat))]
+
+
+def stored_reviews(engine, match_id: int, reviewer: str) -> dict[tuple[int, int], dict]:
+    """The decisions of a match ``reviewer`` has valued so far: ``{(seat, step): data}``."""
+    with Session(engine) as session:
+        return {(seat, step): json.loads(data) for seat, step, data in session.exec(
+            select(ReviewRow.seat, ReviewRow.step, ReviewRow.data).where(
+                ReviewRow.match_id == match_id, ReviewRow.reviewer == reviewer))}
+
+
+def store_reviews(engine, match_id: int, reviewer: str, rows: list[tuple[int, int, dict]]) -> None:
+    """Store reviewed decisions ``(seat, step, data)`` in one transaction; a decision
+    another runner stored first (the same review, run twice at once) is kept as it is."""
+    values = [{"match_id": match_id, "reviewer": reviewer, "seat": seat, "step": step,
+               "data": dumps(data)} for seat, step, data in rows]
+    if not values:
+        return
+    try:
+        with engine.begin() as conn:
+            conn.execute(insert(ReviewRow), values)
+    except IntegrityError:
+        done = stored_reviews(engine, match_id, reviewer)
+        with engine.begin() as conn:
+            rest = [v for v in values if (v["seat"], v["step"]) not in done]
+            if rest:
+                conn.execute(insert(ReviewRow), rest)
 
 
 def get_match(engine, match_id: int) -> tuple[MatchRow, SeasonRow, list[SeatRow]]:

@@ -247,6 +247,41 @@ class ISMCTS:
                 return favourite
         return best
 
+    def values(self, observation, legal) -> list[dict]:
+        """Every legal action valued from this seat's observation alone, for ``arena
+        review``: ``iterations`` playouts in all, spread over worlds drawn from the
+        observation (at least one world), in each world every action followed by the same
+        fully greedy rollout (one seed per world: two actions are compared on the same
+        cards to come). An action's ``value`` is its mean score for this seat, in the
+        game's own score units (``Result.scores``: Vändtia's places beaten minus places
+        beaten by, Tractor's level margin at the end of the deal, Cherki's money); ``se`` is
+        the standard error of the best action's value minus this one's, world by world
+        (0 for the best)."""
+        game, rng, me = self.game, self.rng, observation["seat"]
+        count = max(1, int(self.options["iterations"]) // len(legal))
+        sums = [0.0] * len(legal)
+        rows = []
+        worlds = game.worlds(observation, rng)
+        for _ in range(count):
+            world, seed = next(worlds), rng.getrandbits(64)
+            row = []
+            for action in legal:
+                state = world.copy()
+                state.apply(action)
+                row.append(state.playout(random.Random(seed), greedy=1.0).scores[me])
+            rows.append(row)
+            for i, v in enumerate(row):
+                sums[i] += v
+        best = max(range(len(legal)), key=lambda i: sums[i])
+        out = []
+        for i, action in enumerate(legal):
+            diffs = [row[best] - row[i] for row in rows]
+            mean = sum(diffs) / count
+            var = sum((d - mean) ** 2 for d in diffs) / (count - 1) if count > 1 else 0.0
+            out.append({"action": action, "value": sums[i] / count,
+                        "se": math.sqrt(var / count)})
+        return out
+
     def _sweeps(self) -> bool:
         """Sweeps rather than a tree: ``sweep`` true, or ``auto`` at a table of more than
         two seats (see the module's docstring)."""

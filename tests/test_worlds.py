@@ -4,6 +4,7 @@ observing seat cannot tell from the real one, its hidden cards dealt uniformly."
 import random
 from collections import Counter
 
+import conftest
 import pytest
 from scipy.stats import chisquare
 
@@ -542,3 +543,34 @@ def test_a_cherki_deal_ended_by_the_cap_mid_turn_has_worlds_with_nine_cards_on_t
             assert world.observation(seat) == state.observation(seat)
         return
     pytest.fail("no deal to draw from")
+
+
+def test_a_vandtia_puzzles_worlds_keep_its_stock_and_leave_out_what_it_leaves_out():
+    """A partial deal's cards that are nowhere stay nowhere: not dealt into the stock."""
+    for stock in ([], ["3D", "4D"]):
+        s = conftest.position("cardems", [conftest.seat(["4C", "AS"]), conftest.seat(["9H"])],
+                              to_move=0, stock=stock)
+        for k in range(20):
+            world = VANDTIA.world(s.observation(0), random.Random(k))
+            assert world.observation(0) == s.observation(0)
+            assert len(world.stock) == len(stock) and len(world.hands[1]) == 1
+            assert len(world.all_cards()) == len(s.all_cards())
+
+
+def test_a_tractor_puzzle_begun_at_a_trick_has_worlds_for_every_seat():
+    deal = {"hands": [["6H", "9D"], ["KH", "8C"], ["AH", "3H"], ["4H", "9C"]], "trump": "S",
+            "dealer": 0, "leader": 1, "buried": ["3C", "3D", "4C", "4D", "6C", "6D", "7C", "7D"],
+            "points": 75, "partial": True}
+    s = TRACTOR.from_deal("deal", deal)
+    s.apply("play KH")
+    rng = random.Random(2)
+    for me in range(4):
+        seen = s.observation(me)
+        for _ in range(20):
+            world = TRACTOR.world(seen, rng)
+            assert world.observation(me) == seen
+            assert [len(world.hand_list(q)) for q in range(4)] == [2, 1, 2, 2]
+            if me == s.to_move:
+                assert world.legal_actions() == s.legal_actions()
+            while not world.is_over():
+                world.apply(rng.choice(world.legal_actions()))

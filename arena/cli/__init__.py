@@ -287,13 +287,14 @@ def _register_commands() -> None:
     from . import demo, tools  # noqa: F401 - their commands register themselves on ``cli``
     from .match import gauntlet_command, match_command
     from .report import report_command
+    from .review import review_command
     from .season import leaderboard, replay_command, season, verify_command
     from .serve import serve_command
     from .store import key_command, ladder_command, submit_command, withdraw_command
 
     for command in (season, leaderboard, replay_command, verify_command, match_command,
                     gauntlet_command, report_command, submit_command, withdraw_command,
-                    ladder_command, key_command, serve_command):
+                    ladder_command, key_command, serve_command, review_command):
         cli.add_command(command)
 
 

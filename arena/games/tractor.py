@@ -762,7 +762,11 @@ class Tractor(Game):
         (it holds none of that effective suit). Not used: what a follow's shape implies (a
         seat that did not follow a pair with a pair holds no pair of that suit), nor others'
         unfinished picks. Later deals of a match are drawn afresh. Reads only the
-        observation."""
+        observation.
+
+        A puzzle (``from_deal`` with ``partial``) deals hands of the size this seat's shows
+        (its cards held and played), and the cards it leaves out of every hand and the
+        kitty are out of play in each world too; begun at a trick, its kitty is nobody's."""
         return next(self.worlds(observation, rng))
 
     def worlds(self, observation: dict, rng: random.Random):
@@ -788,7 +792,7 @@ class Tractor(Game):
                 if any(order.suit[face(n)] != suit for n in cards):
                     voids[seat].add(suit)
         declared = [b for b in o["bids"] if b["bid"] != "pass"]
-        kitty_public = phase != "bid" and not declared
+        kitty_public = phase != "bid" and not declared and o["kitty"] is not None
         shown = [Counter() for _ in range(4)]
         for b in declared:
             for f, k in Counter(face(n) for n in b["bid"]).items():
@@ -808,8 +812,11 @@ class Tractor(Game):
         unseen.subtract(mine_buried)
         others = [q for q in range(4) if q != me]
         place = {q: i for i, q in enumerate(others)}
-        sizes = [25 - len(played[q]) + (8 if phase == "bury" and q == dealer else 0)
-                 for q in others]
+        # a hand's size: this seat's cards held and played (25 in a game; fewer in a
+        # puzzle), less what each played, the dealer's kitty while it buries
+        bury = 8 if phase == "bury" else 0
+        dealt = len(own) + len(played[me]) - (bury if me == dealer else 0)
+        sizes = [dealt - len(played[q]) + (bury if q == dealer else 0) for q in others]
         extra = None  # the hidden kitty (bidding) or the hidden bury (after it)
         if phase == "bid":
             extra = "kitty"
@@ -832,12 +839,17 @@ class Tractor(Game):
                 where = allowed(f, [q]) | (frozenset([hidden_at]) if extra == "buried"
                                            and q == dealer else frozenset())
                 groups.append(([f] * k, where))
+        # a puzzle's cards in no hand and no kitty are out of play in every world too
+        surplus = sum(unseen.values()) + sum(len(g[0]) for g in groups) - sum(sizes)
+        gone = frozenset([len(sizes)]) if surplus > 0 else frozenset()
+        if gone:
+            sizes.append(surplus)
         for f, k in unseen.items():
             if k < 0:
                 raise GameError("no world fits this observation")
             if k:
                 where = allowed(f, others) | (frozenset([hidden_at]) if extra else frozenset())
-                groups.append(([f] * k, where))
+                groups.append(([f] * k, where | gone))
         deals = Dealer(groups, sizes)
         if not deals.ways:
             raise GameError("no world fits this observation")
@@ -858,7 +870,7 @@ class Tractor(Game):
             state.levels, state.dealer = list(o["levels"]), dealer
             state.deal_number = o["deal"] - 1
             state.history = [dict(h) for h in o["history"]]
-            visible_kitty = [face(n) for n in o["kitty"]] if o["kitty"] else None
+            visible_kitty = [face(n) for n in o["kitty"]] if o["kitty"] is not None else None
             if phase == "bid":
                 kitty = places[hidden_at]
             elif visible_kitty is not None:

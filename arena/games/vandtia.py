@@ -1161,7 +1161,11 @@ class Vandtia(Game):
         What the seats' choices imply is not used, with one exception: at the first play of
         ``swedish`` and ``german`` the seat to move holds the lowest starting card (rules
         "Who starts"), and worlds are drawn under that condition (by rejection). A pickup
-        that shows a hand had nothing to play is not used: later draws and plays blur it."""
+        that shows a hand had nothing to play is not used: later draws and plays blur it.
+
+        The stock holds as many cards as the observation says. In a game every unseen card
+        fills a place; in a partial position (``from_deal`` with ``partial``) the cards the
+        deal leaves out are out of play in every world too, not put into the stock."""
         return next(self.worlds(observation, rng))
 
     def worlds(self, observation: dict, rng: random.Random):
@@ -1194,7 +1198,7 @@ class Vandtia(Game):
                      known[p] + [next(cards) for _ in range(counts[p])] for p in range(n)]
             facedown = [[next(cards) if i in s["facedown"] else None for i in range(3)]
                         for s in seats]
-            stock = list(cards)
+            stock = [next(cards) for _ in range(o["stock"])]  # a puzzle's others: gone
             state = VandtiaState(variant, n, o["dealer"], hands, faceup, facedown, stock,
                                  pile=pile, burned=burned, to_move=o["to_move"],
                                  moves=o["move"], out=out)

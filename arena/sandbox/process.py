@@ -516,6 +516,22 @@ class SandboxBot:
             self.move_times.append(spent)
         return action
 
+    def values(self, observation: dict, legal: list) -> list:
+        """A reviewer's valuation of every legal action (``arena review``,
+        docs/protocol.md): what its ``values`` answered, unchecked; within the move time and
+        the bank, as a move is."""
+        start = _clock()
+        try:
+            answer = self.worker.ask({"type": "values", "observation": observation,
+                                      "legal": legal}, "values",
+                                     self.limits.move_s + self.bank, start)
+        except BotFault as fault:
+            raise self._lost(fault) from None
+        spent = _clock() - start
+        if spent > self.limits.move_s:
+            self.bank -= spent - self.limits.move_s
+        return answer.get("values")
+
     def end(self, result: dict) -> None:
         if self.worker is not None and self.worker.alive:
             self.worker.hold({"type": "end", "result": result})  # with the next start

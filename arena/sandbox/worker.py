@@ -144,6 +144,12 @@ def _serve(config: dict, inp, out) -> None:
                 if msg.get("protocol", 1) >= PROTOCOL and "match" in msg:
                     players[msg["match"]] = player
                     reply.update(protocol=PROTOCOL, match=msg["match"])
+            elif kind == "values":  # arena review: the bot values every legal action
+                judge = getattr(player, "values", None)
+                if judge is None:
+                    raise TypeError("this bot has no values(observation, legal) method: it "
+                                    "cannot review")
+                reply = {"type": "values", "values": judge(msg["observation"], msg["legal"])}
             elif kind == "end":
                 ended = players.pop(msg["match"], None) if "match" in msg else player
                 if msg.get("result") is not None and hasattr(ended, "end"):

@@ -1,0 +1,354 @@
+"""Reviews: every decision of a stored match valued by a stronger searcher (``arena review``).
+
+A *decision* is a move where the seat to move had more than one legal action (the referee
+plays forced moves itself). At each, the *reviewer* - a bot with a ``values(observation,
+legal)`` method, run in the sandbox like any bot (docs/protocol.md, ``values``) - is given
+the deciding seat's observation and legal list, and nothing else: a review judges a decision
+by what the seat could know, never by the cards it could not see. It answers each action's
+expected score in the game's own units (``Result.scores``) and the standard error of the
+best action's value minus that action's. The decision's *loss* is the best value minus the
+value of the action taken, and its class follows from the loss (:data:`THRESHOLDS`).
+
+Reviews are reproducible: the reviewer is started afresh for every decision with a seed
+keyed by the match's deal seed, the seat and the step (HMAC, so the seed tells the reviewer
+nothing about the deal), so a decision's review depends on nothing else - the same review
+twice, or with more workers, or resumed after a kill, gives the same values. Each reviewed
+decision is stored as it is made (``db.ReviewRow``), keyed by match, reviewer, seat and step;
+a review asked for again reads what is stored and values only the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import queue
+import random
+import threading
+from dataclasses import dataclass, field
+
+from .. import db
+from ..cards import keyed_seed
+from ..errors import ArenaError, BotFault
+
+#: The classes of a decision, from no loss to the worst.
+CLASSES = ("best", "good", "inaccuracy", "mistake", "blunder")
+
+#: Expected loss, in the game's score units, from which a decision is an inaccuracy, a
+#: mistake and a blunder. A decision that loses less than the first is ``good`` (``best``:
+#: the reviewer's own choice, or one of equal value). Vändtia scores a seat by the places it
+#: beat minus the places that beat it (two seats: +1 or -1), so 0.5 is a quarter of a
+#: two-seat game's swing; Tractor's deal ends in a level margin, most deals moving one
+#: team a level or two, so half a level lost in one decision is a blunder (0.15, 0.3, 0.6);
+#: Cherki's score is money, a deal's swing some tens (3, 8, 20).
+THRESHOLDS = {"vandtia": (0.1, 0.25, 0.5), "tractor": (0.15, 0.3, 0.6),
+              "cherki": (3.0, 8.0, 20.0)}
+
+#: A loss within this many of the reviewer's standard errors of zero is not told from the
+#: noise of its playouts: the decision is ``good`` whatever the loss.
+NOISE = 2.0
+
+#: The reviewer when none is named: ``ismcts`` valuing every action on worlds drawn from the
+#: observation, ``iterations`` playouts per decision in all (a Tractor playout, a whole
+#: deal of tricks, costs some fifteen of Vändtia's).
+REVIEWERS = {"vandtia": "ismcts:iterations=2000", "tractor": "ismcts:iterations=400",
+             "cherki": "ismcts:iterations=1000"}
+
+#: Wall seconds a reviewer may take over one decision (a move's time, for a bot).
+REVIEW_S = 120.0
+
+
+def phase(game: str, observation: dict, action) -> str:
+    """The phase a decision belongs to, for a review's breakdown. Vändtia: ``swap``, or the
+    place the seat plays from - ``hand``, ``face-up`` or ``face-down`` (a pick-up counts
+    where the seat stood). Tractor: ``bid``, ``bury``, ``lead`` or ``follow``. Cherki:
+    ``call`` (any action that calls), ``draw``, ``take`` or ``discard``."""
+    if game == "vandtia":
+        if observation["phase"] == "swap":
+            return "swap"
+        me = observation["seats"][observation["seat"]]
+        return "hand" if observation["hand"] else "face-up" if me["faceup"] else "face-down"
+    if game == "tractor":
+        if observation["phase"] != "play":
+            return observation["phase"]
+        return "follow" if observation["trick"]["plays"] else "lead"
+    if game == "cherki":
+        text = str(action)
+        return "call" if "call" in text.split() else text.split()[0]
+    return str(observation.get("phase", "play"))
+
+
+@dataclass
+class Decision:
+    step: int  # the action's index in the match's replay
+    seat: int
+    phase: str
+    observation: dict
+    legal: list
+    taken: object
+
+
+def decisions(game, variant: str, players: int, seed: int, actions: list,
+              seats: set[int] | None = None):
+    """The decisions of a replay, in order (of ``seats`` only, given)."""
+    state = game.new_state(variant, players, seed)
+    for step, action in enumerate(actions):
+        legal = state.legal_actions()
+        seat = state.to_move
+        if len(legal) > 1 and (seats is None or seat in seats):
+            observation = state.observation(seat)
+            yield Decision(step, seat, phase(game.name, observation, action), observation,
+                           list(legal), action)
+        state.apply(action)
+
+
+def checked_values(answer, legal: list, reviewer: str) -> list[dict]:
+    """A reviewer's answer, checked: one ``{"action", "value", "se"}`` per legal action, in
+    the legal list's order, with finite numbers (``se`` at least 0); ArenaError if not."""
+    def bad(why: str) -> ArenaError:
+        return ArenaError(f"reviewer {reviewer} answered values that do not fit: {why}")
+
+    if not isinstance(answer, list) or len(answer) != len(legal):
+        raise bad(f"not one value per legal action ({len(legal)})")
+    by_action = {}
+    for item in answer:
+        if not isinstance(item, dict) or "action" not in item:
+            raise bad("an item without an action")
+        value, se = item.get("value"), item.get("se", 0.0)
+        if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+                   for x in (value, se)) or se < 0:
+            raise bad(f"value {value!r} and se {se!r} for {item['action']!r}")
+        by_action[_key(item["action"])] = {"action": item["action"], "value": float(value),
+                                            "se": float(se)}
+    if len(by_action) != len(legal) or any(_key(a) not in by_action for a in legal):
+        raise bad("its actions are not the legal ones")
+    return [by_action[_key(a)] for a in legal]
+
+
+def _key(action) -> str:
+    return db.dumps(action)
+
+
+def judged(game: str, data: dict) -> dict:
+    """A stored decision (``taken``, ``phase``, ``values``) with what follows from it: the
+    reviewer's ``best`` action, the ``loss`` of the one taken and its ``se``, its ``class``
+    (by :data:`THRESHOLDS`; ``good`` below the first, or within :data:`NOISE` standard
+    errors of no loss)."""
+    values = data["values"]
+    best = max(values, key=lambda v: v["value"])
+    taken = next(v for v in values if _key(v["action"]) == _key(data["taken"]))
+    loss = best["value"] - taken["value"]
+    inaccuracy, mistake, blunder = THRESHOLDS.get(game, THRESHOLDS["vandtia"])
+    kind = ("best" if loss <= 0 else "good" if loss < inaccuracy or loss <= NOISE * taken["se"]
+            else "inaccuracy" if loss < mistake else "mistake" if loss < blunder else "blunder")
+    return {**data, "best": best["action"], "loss": loss, "se": taken["se"], "class": kind}
+
+
+@dataclass
+class Review:
+    """A match's review: each decision judged (``judged``), in the order played."""
+
+    match: int
+    game: str
+    variant: str
+    reviewer: str
+    players: list[str]
+    decisions: list[dict] = field(default_factory=list)
+
+    def summary(self, seat: int | None = None) -> dict:
+        return summarise([d for d in self.decisions if seat is None or d["seat"] == seat])
+
+    def to_json(self) -> dict:
+        seats = sorted({d["seat"] for d in self.decisions})
+        return {"match": self.match, "game": self.game, "variant": self.variant,
+                "reviewer": self.reviewer, "players": self.players,
+                "thresholds": dict(zip(CLASSES[2:], THRESHOLDS[self.game], strict=True)),
+                "seats": {str(s): self.summary(s) for s in seats},
+                "decisions": self.decisions}
+
+
+def summarise(decided: list[dict]) -> dict:
+    """Decisions, mean loss per decision, accuracy (the share of decisions that lose less
+    than an inaccuracy: ``best`` or ``good``), the count of each class, and the same by
+    phase."""
+    def figures(items: list[dict]) -> dict:
+        n = len(items)
+        counts = {c: sum(d["class"] == c for d in items) for c in CLASSES}
+        return {"decisions": n, "mean_loss": sum(d["loss"] for d in items) / n if n else 0.0,
+                "accuracy": (counts["best"] + counts["good"]) / n if n else 1.0,
+                "classes": counts}
+
+    phases: dict[str, list[dict]] = {}
+    for d in decided:
+        phases.setdefault(d["phase"], []).append(d)
+    return {**figures(decided), "phases": {p: figures(items) for p, items in phases.items()}}
+
+
+def reviewer_name(registry, game: str, reviewer: str | None) -> str:
+    """The reviewer as stored: the entrant with the options that differ from the bot's
+    defaults, sorted (so ``ismcts:iterations=200`` and ``ismcts`` are one reviewer when 200
+    is the default); ArenaError if it is unknown or does not play the game."""
+    entry = registry.bot(reviewer or REVIEWERS.get(game, "ismcts"), game)
+    name = entry.name.partition(":")[0]
+    defaults = registry.bot(name, game).options or {}
+    options = {k: v for k, v in (entry.spec.get("options") or {}).items()
+               if k not in defaults or defaults[k] != v}
+    return name + (":" + ",".join(f"{k}={_text(v)}" for k, v in sorted(options.items()))
+                   if options else "")
+
+
+def _text(value) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+def review_match(engine, registry, match_id: int, seats: set[int] | None = None,
+                 reviewer: str | None = None, workers: int = 1, limits=None,
+                 progress=None) -> Review:
+    """Review the decisions of stored match ``match_id`` (of ``seats``, default every seat)
+    with ``reviewer`` (default :data:`REVIEWERS`), valuing what is not stored yet on
+    ``workers`` sandboxed reviewer processes and storing each as it is valued.
+    ``progress(done, total)`` is called as decisions are valued."""
+    match_row, season_row, seat_rows = db.get_match(engine, match_id)
+    game = registry.game(season_row.game)
+    names = [s.bot for s in seat_rows]
+    if seats is not None and not seats <= set(range(len(names))):
+        raise ArenaError(f"match {match_id} has seats 0-{len(names) - 1}")
+    if match_row.reason == "suspended":
+        raise ArenaError(f"match {match_id} was not played (a bot was suspended): nothing "
+                         "to review")
+    name = reviewer_name(registry, game.name, reviewer)
+    entry = registry.bot(name, game.name)
+    actions = json.loads(match_row.replay)
+    found = list(decisions(game, season_row.variant, len(names), match_row.seed, actions,
+                           seats))
+    stored = db.stored_reviews(engine, match_id, name)
+    todo = [d for d in found if (d.seat, d.step) not in stored]
+    count = [len(found) - len(todo)]
+
+    def valued(d: Decision, data: dict) -> None:
+        db.store_reviews(engine, match_id, name, [(d.seat, d.step, data)])
+        stored[(d.seat, d.step)] = data
+        count[0] += 1
+        if progress is not None:
+            progress(count[0], len(found))
+
+    _value_all(entry, name, game.name, season_row.variant, len(names), match_row.seed, todo,
+               workers, limits, valued)
+    review = Review(match_id, game.name, season_row.variant, name, names)
+    review.decisions = [judged(game.name, {"step": d.step, "seat": d.seat, **stored[
+        (d.seat, d.step)]}) for d in found]
+    return review
+
+
+def _value_all(entry, name: str, game: str, variant: str, players: int, seed: int,
+               todo: list[Decision], workers: int, limits, valued) -> None:
+    """Value ``todo`` on ``workers`` reviewer processes, each a thread's; this thread checks
+    each answer and hands it to ``valued(decision, data)`` as it comes (one writer)."""
+    from dataclasses import replace
+
+    from ..sandbox import Limits, make_bot
+
+    limits = replace(limits or Limits(), move_s=REVIEW_S, bank_s=REVIEW_S, cpu_s=10 ** 6)
+    lanes = [todo[i::workers] for i in range(min(workers, len(todo)))]
+    answers: queue.Queue = queue.Queue()
+    stop = threading.Event()
+
+    def lane(items: list[Decision]) -> None:
+        bot = make_bot(entry, limits)
+        d = items[0]
+        try:
+            for d in items:
+                if stop.is_set():
+                    return
+                bot.start({"game": game, "variant": variant, "seat": d.seat,
+                           "players": players,
+                           "seed": keyed_seed(str(seed), "review", d.seat, d.step)})
+                answers.put((d, bot.values(d.observation, d.legal)))
+        except BotFault as fault:
+            answers.put((d, ArenaError(f"reviewer {name} failed at step {d.step}: "
+                                       f"{fault.reason}")))
+        except BaseException as e:  # noqa: BLE001 - told to the storing thread
+            answers.put((d, e))
+        finally:
+            bot.close()
+
+    threads = [threading.Thread(target=lane, args=(items,), daemon=True) for items in lanes]
+    for t in threads:
+        t.start()
+    try:
+        for _ in range(len(todo)):
+            d, answer = answers.get()
+            if isinstance(answer, BaseException):
+                raise answer
+            data = {"phase": d.phase, "taken": d.taken,
+                    "values": checked_values(answer, d.legal, name)}
+            valued(d, json.loads(db.dumps(data)))  # as it is stored, and read back
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+
+
+def review_position(registry, game, variant: str, state, taken, reviewer: str | None = None,
+                    seed: int = 0) -> dict:
+    """The judged decision (:func:`judged`) of the seat to move in ``state``, which took
+    ``taken``: the reviewer sees that seat's observation and legal actions, nothing else
+    (a position's review, for puzzles and tests; ``seed`` keys the reviewer's as a match's
+    deal seed does)."""
+    seat, legal = state.to_move, list(state.legal_actions())
+    if taken not in legal:
+        raise ArenaError(f"{taken!r} is not a legal action here")
+    observation = state.observation(seat)
+    name = reviewer_name(registry, game.name, reviewer)
+    decision = Decision(0, seat, phase(game.name, observation, taken), observation, legal,
+                        taken)
+    out = {}
+    _value_all(registry.bot(name, game.name), name, game.name, variant,
+               observation["players"], seed, [decision], 1, None,
+               lambda d, data: out.update(data))
+    return judged(game.name, {"step": 0, "seat": seat, **out})
+
+
+def sample(engine, season: str, bot: str, count: int, seed: int = 0) -> list[tuple[int, int]]:
+    """``(match id, seat)`` of up to ``count`` played matches of ``bot`` in ``season``, drawn
+    without replacement by ``seed`` (the same sample every time), in the season's order."""
+    rows = db.bot_matches(engine, db.get_season(engine, season).id, bot)
+    if not rows:
+        raise ArenaError(f"bot {bot!r} played no match in season {season!r}")
+    chosen = sorted(random.Random(seed).sample(range(len(rows)), min(count, len(rows))))
+    return [rows[i] for i in chosen]
+
+
+def interval(per_match: list[tuple[float, int]]) -> tuple[float, float]:
+    """The mean loss per decision over matches ``(total loss, decisions)`` and its 95 %
+    half-width: a ratio estimate with matches as the units (the decisions of one match
+    share its cards, so they are not independent)."""
+    n = len(per_match)
+    losses = sum(loss for loss, _ in per_match)
+    count = sum(k for _, k in per_match)
+    if not count:
+        return 0.0, 0.0
+    mean = losses / count
+    if n < 2:
+        return mean, math.inf
+    kbar = count / n
+    var = sum((loss - mean * k) ** 2 for loss, k in per_match) / (n - 1) / (n * kbar ** 2)
+    return mean, 1.96 * math.sqrt(var)
+
+
+def season_figures(reviewed: list[Review]) -> dict:
+    """A bot's reviews over a sample of matches: :func:`summarise` of every decision, with
+    the 95 % ``interval`` (half-width) of each mean loss, matches as the units."""
+    every = [d for r in reviewed for d in r.decisions]
+    out = {"reviewer": reviewed[0].reviewer if reviewed else None,
+           "matches": [r.match for r in reviewed], **summarise(every)}
+
+    def spread(phase: str | None) -> float:
+        per_match = [(sum(d["loss"] for d in ds), len(ds)) for ds in (
+            [d for d in r.decisions if phase is None or d["phase"] == phase]
+            for r in reviewed)]
+        return interval(per_match)[1]
+
+    out["interval"] = spread(None)
+    for phase, figures in out["phases"].items():
+        figures["interval"] = spread(phase)
+    return out
