@@ -483,14 +483,15 @@ def progress(engine, season_id: int) -> tuple[int, str] | None:
 
 
 def version(engine) -> tuple:
-    """What changes whenever a match is stored or a season is made or changes status: the
-    last match id, the number of seasons and their latest update - a page made from the
-    database stays right while this stays the same."""
+    """What changes whenever a match is stored or reviewed, or a season is made or changes
+    status: the last match id and review id, the number of seasons and their latest update
+    - a page made from the database stays right while this stays the same."""
     with engine.connect() as conn:
         last = conn.execute(select(func.max(MatchRow.id))).scalar()
+        reviewed = conn.execute(select(func.max(ReviewRow.id))).scalar()
         seasons, updated = conn.execute(select(func.count(SeasonRow.id),
                                                func.max(SeasonRow.updated_at))).first()
-    return last, seasons, str(updated)
+    return last, reviewed, seasons, str(updated)
 
 
 def season_names(engine) -> set[str]:
@@ -746,6 +747,17 @@ def stored_reviews(engine, match_id: int, reviewer: str) -> dict[tuple[int, int]
         return {(seat, step): json.loads(data) for seat, step, data in session.exec(
             select(ReviewRow.seat, ReviewRow.step, ReviewRow.data).where(
                 ReviewRow.match_id == match_id, ReviewRow.reviewer == reviewer))}
+
+
+def match_reviews(engine, match_id: int) -> dict[str, list[tuple[int, int, dict]]]:
+    """Every stored review of a match: ``{reviewer: [(seat, step, data), ...]}``."""
+    out: dict[str, list] = {}
+    with Session(engine) as session:
+        for reviewer, seat, step, data in session.exec(
+                select(ReviewRow.reviewer, ReviewRow.seat, ReviewRow.step, ReviewRow.data)
+                .where(ReviewRow.match_id == match_id).order_by(ReviewRow.step)):
+            out.setdefault(reviewer, []).append((seat, step, json.loads(data)))
+    return out
 
 
 def store_reviews(engine, match_id: int, reviewer: str, rows: list[tuple[int, int, dict]]) -> None:

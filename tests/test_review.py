@@ -4,11 +4,15 @@ deciding seat's observation alone, classed, stored, resumable and reproducible."
 import json
 import os
 import random
+import shutil
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
-from conftest import position, seat
+from conftest import chromium, position, seat
+from test_serve import Server
 
 from arena import db
 from arena.games.cherki import FACE_NAMES
@@ -251,3 +255,69 @@ def test_every_game_and_variant_reviews(tmp_path, game, variant, players):
     assert phases <= {"vandtia": {"swap", "hand", "face-up", "face-down"},
                       "tractor": {"bid", "bury", "lead", "follow"},
                       "cherki": {"draw", "take", "discard", "call"}}[game]
+
+
+@pytest.mark.slow
+def test_the_replay_page_marks_the_reviewed_steps_in_a_browser(season, tmp_path):
+    """``arena serve``'s replay page of a reviewed match (the report's page, the same
+    template and script): a line under the log says what the reviewer made of the step
+    shown, a bar per decision charts the loss, a click on a bar goes to its step, and a
+    seat's view shows that seat's decisions only."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    data = json.loads(cli("review", "2", "--reviewer", FAST, "--format", "json",
+                          db_path=season).stdout)
+    lost = [d for d in data["decisions"] if d["class"] not in ("best", "good")]
+    assert lost
+    out = tmp_path / "report"
+    cli("report", "--match", "2", "-o", str(out), db_path=season)
+    assert '"reviewer":"' + FAST + '"' in (out / "match-2.html").read_text()
+    server = Server(season)
+    browser = chromium()
+    try:
+        browser.get(server.url + "match-2.html")
+        until = WebDriverWait(browser, 60).until
+        until(lambda b: b.find_elements(By.CSS_SELECTOR, "#review-chart .rv-bar"))
+        bars = browser.find_elements(By.CSS_SELECTOR, "#review-chart .rv-bar")
+        assert len(bars) == len(data["decisions"])  # the everyone view: every seat's
+        d = lost[0]
+        browser.execute_script("arguments[0].dispatchEvent(new Event('click'))",
+                               next(b for b in bars if b.get_attribute("data-step")
+                                    == str(d["step"])))
+        line = browser.find_element(By.ID, "review-line").text
+        assert browser.find_element(By.ID, "jump").get_attribute("value") == str(d["step"] + 1)
+        assert f"took {d['taken']}" in line and d["best"] in line and d["class"] in line
+        Select(browser.find_element(By.ID, "view")).select_by_index(d["seat"])
+        mine = browser.find_elements(By.CSS_SELECTOR, "#review-chart .rv-bar")
+        assert len(mine) == sum(x["seat"] == d["seat"] for x in data["decisions"])
+        Select(browser.find_element(By.ID, "view")).select_by_index(1 - d["seat"])
+        assert "no decision of this view" in browser.find_element(By.ID, "review-line").text
+        assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    finally:
+        browser.quit()
+        server.stop()
+
+
+@pytest.mark.serial
+def test_a_review_killed_midway_resumes_to_the_same_review(season, tmp_path):
+    path = tmp_path / "k.db"
+    shutil.copy(season, path)
+    reviewer = "ismcts:iterations=500"
+    args = ("review", "3", "--seat", "0", "--reviewer", reviewer, "--format", "json")
+    engine = db.connect(f"sqlite:///{path}")
+    run = subprocess.Popen([sys.executable, "-m", "arena", *args],
+                           env={**os.environ, "ARENA_DB": f"sqlite:///{path}"},
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while len(db.stored_reviews(engine, 3, reviewer)) < 3:  # a few decisions stored
+        assert run.poll() is None, "the review ended before it could be killed"
+        time.sleep(0.02)
+    run.send_signal(signal.SIGKILL)
+    run.wait()
+    cut = len(db.stored_reviews(engine, 3, reviewer))
+    resumed = cli(*args, db_path=path).stdout
+    decisions = json.loads(resumed)["decisions"]
+    assert cut < len(decisions)
+    with engine.begin() as conn:  # and from nothing, on two workers: the same bytes
+        conn.execute(db.ReviewRow.__table__.delete())
+    assert cli(*args, "--workers", "2", db_path=path).stdout == resumed

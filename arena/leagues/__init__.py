@@ -10,6 +10,8 @@
 * ``store``: the versioned bot store (submit, withdraw, keys).
 * ``inbox``: the folder a ladder takes submissions from.
 * ``conformance``: the checks a bot passes before it is stored (``arena check-bot``).
+* ``review``: every decision of a stored match valued by a sandboxed reviewer (``arena
+  review``), stored per decision.
 
 Layers call downward only: this package uses the trust line (``arena.sandbox``), the
 registry (``arena.plugins``), the database (``arena.db``) and what is beneath them; the

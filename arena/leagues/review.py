@@ -308,6 +308,23 @@ def review_position(registry, game, variant: str, state, taken, reviewer: str | 
     return judged(game.name, {"step": 0, "seat": seat, **out})
 
 
+def stored_review(engine, game: str, match_id: int) -> dict | None:
+    """What a replay page marks its steps with: the stored review of the match with the most
+    decisions (of several reviewers, the first by name among those), each decision judged
+    and without its values - ``{"reviewer", "thresholds", "decisions": [{"step", "seat",
+    "phase", "taken", "best", "loss", "se", "class"}]}`` - or None if none is stored."""
+    stored = db.match_reviews(engine, match_id)
+    if not stored:
+        return None
+    reviewer = min(stored, key=lambda r: (-len(stored[r]), r))
+    decided = [judged(game, {"step": step, "seat": seat, **data})
+               for seat, step, data in stored[reviewer]]
+    return {"reviewer": reviewer,
+            "thresholds": dict(zip(CLASSES[2:], THRESHOLDS.get(game, THRESHOLDS["vandtia"]),
+                                   strict=True)),
+            "decisions": [{k: v for k, v in d.items() if k != "values"} for d in decided]}
+
+
 def sample(engine, season: str, bot: str, count: int, seed: int = 0) -> list[tuple[int, int]]:
     """``(match id, seat)`` of up to ``count`` played matches of ``bot`` in ``season``, drawn
     without replacement by ``seed`` (the same sample every time), in the season's order."""

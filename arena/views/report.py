@@ -259,13 +259,18 @@ def season_context(engine, registry, row, how) -> tuple[dict, list]:
         matches=listed, total=len(rows)), paged
 
 
-def match_context(registry, match, season, seats) -> dict:
-    """What a match's replay page shows."""
+def match_context(engine, registry, match, season, seats) -> dict:
+    """What a match's replay page shows: its frames and, where the match was reviewed
+    (``arena review``), the stored review the viewer marks its steps with."""
+    from ..leagues.review import stored_review
+
+    frames = frames_for_row(registry, match, season, seats)
+    if frames["frames"]:
+        frames["review"] = stored_review(engine, season.game, match.id)
     return dict(match=match, season=season, seats=seats,
-                title=registry.game(season.game).title,
-                frames=frames_for_row(registry, match, season, seats))
+                title=registry.game(season.game).title, frames=frames)
 
 
 def _match_page(env, engine, registry, out: Written, match, season, seats) -> None:
     _write(out, f"match-{match.id}.html", env.get_template("match.html").render(
-        **match_context(registry, match, season, seats)))
+        **match_context(engine, registry, match, season, seats)))

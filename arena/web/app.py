@@ -197,7 +197,7 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE):
             raise
         except ArenaError as e:
             raise tables.TableError(str(e), 404) from None
-        return site.page("match.html", **report.match_context(registry, m, row, seats))
+        return site.page("match.html", **report.match_context(engine, registry, m, row, seats))
 
     def season_live(request):
         context, row = site.season(number(request))

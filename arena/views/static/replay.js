@@ -70,7 +70,66 @@ window.arenaViewer = function (data) {
       input.max = frames.length - 1;
       input.value = at;
     });
+    if (data.review) drawReview(everyone ? null : seat);
     document.dispatchEvent(new CustomEvent("arena:drawn", {detail: {at: at, last: frames.length - 1}}));
+  }
+
+  // A stored review (arena review): the line under the log says what the reviewer made of
+  // the decision this frame shows (frame k shows action k - 1), and the chart draws every
+  // decision's expected loss over the match, a bar per decision, coloured by its class; a
+  // bar is a link to its step. A seat's view shows that seat's decisions only.
+  var review = data.review, byStep = {};
+  if (review) {
+    review.decisions.forEach(function (d) { byStep[d.step] = d; });
+    var box = el("div", "review");
+    box.appendChild(el("p", "review-line")).id = "review-line";
+    var svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    svg.id = "review-chart";
+    svg.setAttribute("preserveAspectRatio", "none");
+    box.appendChild(svg);
+    box.appendChild(el("p", "review-key", "expected loss per decision, reviewed by " +
+                       review.reviewer + " (click a bar for its step)"));
+    document.getElementById("log").after(box);
+  }
+
+  function drawReview(seat) {
+    var shown = review.decisions.filter(function (d) { return seat === null || d.seat === seat; });
+    var d = byStep[at - 1], line = document.getElementById("review-line");
+    if (d && (seat === null || d.seat === seat)) {
+      line.className = "review-line rv-" + d["class"];
+      line.textContent = "review: seat " + d.seat + " took " + d.taken + " — " +
+        (d["class"] === "best" ? "the reviewer's choice too" : "the reviewer's choice: " +
+         d.best + ", " + d.loss.toFixed(3) + " ± " + d.se.toFixed(3) + " better") +
+        " (" + d["class"] + ")";
+    } else {
+      line.className = "review-line";
+      line.textContent = "review: no decision of this view at this step";
+    }
+    var svg = document.getElementById("review-chart"), n = frames.length;
+    var top = Math.max(review.thresholds.blunder, Math.max.apply(null, shown.map(function (x) {
+      return x.loss;
+    }).concat([0])));
+    svg.setAttribute("viewBox", "0 0 " + n + " 100");
+    svg.replaceChildren();
+    function add(tag, attrs, cls) {
+      var e = document.createElementNS("http://www.w3.org/2000/svg", tag);
+      Object.keys(attrs).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+      if (cls) e.setAttribute("class", cls);
+      svg.appendChild(e);
+      return e;
+    }
+    add("rect", {x: at - 0.5, y: 0, width: 1, height: 100}, "rv-now");
+    shown.forEach(function (x) {
+      var h = Math.max(2, 100 * x.loss / top);
+      var bar = add("rect", {x: x.step + 0.6, y: 100 - h, width: 0.8, height: h},
+                    "rv-bar rv-" + x["class"]);
+      bar.dataset.step = x.step;
+      var t = document.createElementNS("http://www.w3.org/2000/svg", "title");
+      t.textContent = "step " + x.step + ", seat " + x.seat + ": " + x.taken + " (" +
+        x["class"] + ", loss " + x.loss.toFixed(3) + ")";
+      bar.appendChild(t);
+      bar.onclick = function () { go(x.step + 1); };
+    });
   }
 
   function go(i) {
