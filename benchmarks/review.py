@@ -23,6 +23,7 @@ own in a temporary folder.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -103,8 +104,14 @@ def main() -> None:
     parser.add_argument("--part", choices=["speed", "order", "both"], default="both")
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--sample", type=int, default=10)
+    parser.add_argument("--keep", metavar="FOLDER",
+                        help="Make the databases in FOLDER and keep them (default: a temporary "
+                        "folder)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
+    if args.keep:
+        Path(args.keep).mkdir(parents=True, exist_ok=True)
+    kept = contextlib.nullcontext(args.keep) if args.keep else tempfile.TemporaryDirectory()
+    with kept as folder:
         if args.part in ("speed", "both"):
             speed(Path(folder))
         if args.part in ("order", "both"):

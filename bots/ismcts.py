@@ -256,9 +256,11 @@ class ISMCTS:
         game's own score units (``Result.scores``: Vändtia's places beaten minus places
         beaten by, Tractor's level margin at the end of the deal, Cherki's money); ``se`` is
         the standard error of the best action's value minus this one's, world by world
-        (0 for the best)."""
+        (0 for the best); ``halves``, its means over the odd and the even worlds, from which
+        the review estimates a loss free of the bias of choosing the best on the same
+        worlds (``arena.leagues.review.judged``). Two worlds at least."""
         game, rng, me = self.game, self.rng, observation["seat"]
-        count = max(1, int(self.options["iterations"]) // len(legal))
+        count = max(2, int(self.options["iterations"]) // len(legal))
         sums = [0.0] * len(legal)
         rows = []
         worlds = game.worlds(observation, rng)
@@ -278,8 +280,9 @@ class ISMCTS:
             diffs = [row[best] - row[i] for row in rows]
             mean = sum(diffs) / count
             var = sum((d - mean) ** 2 for d in diffs) / (count - 1) if count > 1 else 0.0
+            halves = [sum(row[i] for row in rows[k::2]) / len(rows[k::2]) for k in (0, 1)]
             out.append({"action": action, "value": sums[i] / count,
-                        "se": math.sqrt(var / count)})
+                        "se": math.sqrt(var / count), "halves": halves})
         return out
 
     def _sweeps(self) -> bool:

@@ -114,14 +114,21 @@ def checked_values(answer, legal: list, reviewer: str) -> list[dict]:
         if not isinstance(item, dict) or "action" not in item:
             raise bad("an item without an action")
         value, se = item.get("value"), item.get("se", 0.0)
-        if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-                   for x in (value, se)) or se < 0:
-            raise bad(f"value {value!r} and se {se!r} for {item['action']!r}")
+        halves = item.get("halves", [])
+        if not isinstance(halves, list) or len(halves) not in (0, 2) or not all(
+                _number(x) for x in (value, se, *halves)) or se < 0:
+            raise bad(f"value {value!r}, se {se!r} and halves {halves!r} for "
+                      f"{item['action']!r}")
         by_action[_key(item["action"])] = {"action": item["action"], "value": float(value),
-                                            "se": float(se)}
+                                            "se": float(se)} | (
+            {"halves": [float(x) for x in halves]} if halves else {})
     if len(by_action) != len(legal) or any(_key(a) not in by_action for a in legal):
         raise bad("its actions are not the legal ones")
     return [by_action[_key(a)] for a in legal]
+
+
+def _number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
 def _key(action) -> str:
@@ -130,17 +137,35 @@ def _key(action) -> str:
 
 def judged(game: str, data: dict) -> dict:
     """A stored decision (``taken``, ``phase``, ``values``) with what follows from it: the
-    reviewer's ``best`` action, the ``loss`` of the one taken and its ``se``, its ``class``
-    (by :data:`THRESHOLDS`; ``good`` below the first, or within :data:`NOISE` standard
-    errors of no loss)."""
+    reviewer's ``best`` action, the ``estimate`` of the loss of the one taken, the ``loss``
+    shown (the estimate, or 0 below 0) and its ``se``, and its ``class``.
+
+    The best of several noisy means is the highest partly by chance, so best minus taken on
+    the same worlds overstates every loss a little (over many decisions, a floor of noise
+    under the mean loss). Where the reviewer gives each action's means over two halves of
+    its worlds (``halves``), the estimate is cross-fitted: the best chosen on one half,
+    the loss measured on the other, both ways, averaged - unbiased for a best chosen on half
+    the worlds, below 0 now and then, and with no floor under a mean. Without halves it is
+    best minus taken. The class follows the loss (:data:`THRESHOLDS`): ``best`` where the
+    action taken has the highest value, ``good`` below the first threshold or within
+    :data:`NOISE` standard errors of no loss."""
     values = data["values"]
     best = max(values, key=lambda v: v["value"])
     taken = next(v for v in values if _key(v["action"]) == _key(data["taken"]))
-    loss = best["value"] - taken["value"]
+    if all("halves" in v for v in values):
+        a = max(values, key=lambda v: v["halves"][0])
+        b = max(values, key=lambda v: v["halves"][1])
+        estimate = 0.5 * (a["halves"][1] - taken["halves"][1]
+                          + b["halves"][0] - taken["halves"][0])
+    else:
+        estimate = best["value"] - taken["value"]
+    loss = max(estimate, 0.0) if taken["value"] < best["value"] else 0.0
     inaccuracy, mistake, blunder = THRESHOLDS.get(game, THRESHOLDS["vandtia"])
-    kind = ("best" if loss <= 0 else "good" if loss < inaccuracy or loss <= NOISE * taken["se"]
-            else "inaccuracy" if loss < mistake else "mistake" if loss < blunder else "blunder")
-    return {**data, "best": best["action"], "loss": loss, "se": taken["se"], "class": kind}
+    kind = ("best" if taken["value"] >= best["value"] else "good"
+            if loss < inaccuracy or loss <= NOISE * taken["se"] else "inaccuracy"
+            if loss < mistake else "mistake" if loss < blunder else "blunder")
+    return {**data, "best": best["action"], "estimate": estimate, "loss": loss,
+            "se": taken["se"], "class": kind}
 
 
 @dataclass
@@ -167,13 +192,15 @@ class Review:
 
 
 def summarise(decided: list[dict]) -> dict:
-    """Decisions, mean loss per decision, accuracy (the share of decisions that lose less
-    than an inaccuracy: ``best`` or ``good``), the count of each class, and the same by
-    phase."""
+    """Decisions, mean loss per decision (the mean of the decisions' ``estimate``: below-0
+    estimates count, so that the noise cancels), accuracy (the share of decisions that lose
+    less than an inaccuracy: ``best`` or ``good``), the count of each class, and the same
+    by phase."""
     def figures(items: list[dict]) -> dict:
         n = len(items)
         counts = {c: sum(d["class"] == c for d in items) for c in CLASSES}
-        return {"decisions": n, "mean_loss": sum(d["loss"] for d in items) / n if n else 0.0,
+        return {"decisions": n,
+                "mean_loss": sum(d["estimate"] for d in items) / n if n else 0.0,
                 "accuracy": (counts["best"] + counts["good"]) / n if n else 1.0,
                 "classes": counts}
 
@@ -360,7 +387,7 @@ def season_figures(reviewed: list[Review]) -> dict:
            "matches": [r.match for r in reviewed], **summarise(every)}
 
     def spread(phase: str | None) -> float:
-        per_match = [(sum(d["loss"] for d in ds), len(ds)) for ds in (
+        per_match = [(sum(d["estimate"] for d in ds), len(ds)) for ds in (
             [d for d in r.decisions if phase is None or d["phase"] == phase]
             for r in reviewed)]
         return interval(per_match)[1]
