@@ -299,8 +299,9 @@ def test_the_replay_page_marks_the_reviewed_steps_in_a_browser(season, tmp_path)
         server.stop()
 
 
-@pytest.mark.serial
 def test_a_review_killed_midway_resumes_to_the_same_review(season, tmp_path):
+    """Killed with SIGKILL once a few decisions are stored (its own process, waited for by
+    rows in the database: it shares the machine with any test), then resumed."""
     path = tmp_path / "k.db"
     shutil.copy(season, path)
     reviewer = "ismcts:iterations=500"
