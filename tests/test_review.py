@@ -243,11 +243,14 @@ def test_a_reviewer_whose_values_do_not_fit_is_refused(season, tmp_path):
     ("vandtia", "swedish", 3), ("vandtia", "german", 2), ("tractor", "deal", 4),
     ("cherki", "standard", 3)])
 def test_every_game_and_variant_reviews(tmp_path, game, variant, players):
+    """(``cardems`` is the module's season. Tractor's ``match`` is its deals one after
+    another, every decision the same as in ``deal``; a match of them is some 500 decisions
+    of a seat, each valued by playouts of a whole deal: left to the benchmark.)"""
     path = tmp_path / "g.db"
+    bots = "greedy,random,first" if players == 3 else "greedy,random"
     cli("season", "run", game, "--variant", variant, "--players", str(players), "--name",
-        "g", "--bots", "greedy,random,first", "--rounds", "1", "--seed", "2", "--public-seed",
-        db_path=path)
-    out = json.loads(cli("review", "1", "--seat", "0", "--reviewer", "ismcts:iterations=8",
+        "g", "--bots", bots, "--rounds", "1", "--seed", "2", "--public-seed", db_path=path)
+    out = json.loads(cli("review", "1", "--seat", "0", "--reviewer", "ismcts:iterations=2",
                          "--format", "json", db_path=path).stdout)
     assert out["game"] == game and out["decisions"]
     assert all(d["seat"] == 0 for d in out["decisions"])

@@ -13,7 +13,8 @@ Reviews are reproducible: the reviewer is started afresh for every decision with
 keyed by the match's deal seed, the seat and the step (HMAC, so the seed tells the reviewer
 nothing about the deal), so a decision's review depends on nothing else - the same review
 twice, or with more workers, or resumed after a kill, gives the same values. Each reviewed
-decision is stored as it is made (``db.ReviewRow``), keyed by match, reviewer, seat and step;
+decision is stored as it is made (``db.ReviewRow``; together, every :data:`STORE_S`), keyed
+by match, reviewer, seat and step;
 a review asked for again reads what is stored and values only the rest.
 """
 
@@ -24,6 +25,7 @@ import math
 import queue
 import random
 import threading
+import time
 from dataclasses import dataclass, field
 
 from .. import db
@@ -55,6 +57,10 @@ REVIEWERS = {"vandtia": "ismcts:iterations=2000", "tractor": "ismcts:iterations=
 
 #: Wall seconds a reviewer may take over one decision (a move's time, for a bot).
 REVIEW_S = 120.0
+
+#: Reviewed decisions are stored together at most this many seconds apart (one transaction
+#: each time), so a review killed at any moment loses at most that much of its work.
+STORE_S = 0.5
 
 
 def phase(game: str, observation: dict, action) -> str:
@@ -250,16 +256,28 @@ def review_match(engine, registry, match_id: int, seats: set[int] | None = None,
     stored = db.stored_reviews(engine, match_id, name)
     todo = [d for d in found if (d.seat, d.step) not in stored]
     count = [len(found) - len(todo)]
+    pending: list = []
+    flushed = [time.monotonic()]
+
+    def flush() -> None:
+        db.store_reviews(engine, match_id, name, pending)
+        pending.clear()
+        flushed[0] = time.monotonic()
 
     def valued(d: Decision, data: dict) -> None:
-        db.store_reviews(engine, match_id, name, [(d.seat, d.step, data)])
+        pending.append((d.seat, d.step, data))
         stored[(d.seat, d.step)] = data
         count[0] += 1
+        if time.monotonic() - flushed[0] >= STORE_S:
+            flush()
         if progress is not None:
             progress(count[0], len(found))
 
-    _value_all(entry, name, game.name, season_row.variant, len(names), match_row.seed, todo,
-               workers, limits, valued)
+    try:
+        _value_all(entry, name, game.name, season_row.variant, len(names), match_row.seed,
+                   todo, workers, limits, valued)
+    finally:  # what was valued is kept, however the review ends
+        flush()
     review = Review(match_id, game.name, season_row.variant, name, names)
     review.decisions = [judged(game.name, {"step": d.step, "seat": d.seat, **stored[
         (d.seat, d.step)]}) for d in found]
