@@ -45,6 +45,11 @@ CLASSES = ("best", "good", "inaccuracy", "mistake", "blunder")
 THRESHOLDS = {"vandtia": (0.1, 0.25, 0.5), "tractor": (0.15, 0.3, 0.6),
               "cherki": (3.0, 8.0, 20.0)}
 
+def thresholds(game: str) -> tuple[float, float, float]:
+    """A game's :data:`THRESHOLDS`; a game arena does not know (a plugin's) gets Vändtia's."""
+    return THRESHOLDS.get(game, THRESHOLDS["vandtia"])
+
+
 #: A loss within this many of the reviewer's standard errors of zero is not told from the
 #: noise of its playouts: the decision is ``good`` whatever the loss.
 NOISE = 2.0
@@ -166,7 +171,7 @@ def judged(game: str, data: dict) -> dict:
     else:
         estimate = best["value"] - taken["value"]
     loss = max(estimate, 0.0) if taken["value"] < best["value"] else 0.0
-    inaccuracy, mistake, blunder = THRESHOLDS.get(game, THRESHOLDS["vandtia"])
+    inaccuracy, mistake, blunder = thresholds(game)
     kind = ("best" if taken["value"] >= best["value"] else "good"
             if loss < inaccuracy or loss <= NOISE * taken["se"] else "inaccuracy"
             if loss < mistake else "mistake" if loss < blunder else "blunder")
@@ -192,7 +197,7 @@ class Review:
         seats = sorted({d["seat"] for d in self.decisions})
         return {"match": self.match, "game": self.game, "variant": self.variant,
                 "reviewer": self.reviewer, "players": self.players,
-                "thresholds": dict(zip(CLASSES[2:], THRESHOLDS[self.game], strict=True)),
+                "thresholds": dict(zip(CLASSES[2:], thresholds(self.game), strict=True)),
                 "seats": {str(s): self.summary(s) for s in seats},
                 "decisions": self.decisions}
 
@@ -365,8 +370,7 @@ def stored_review(engine, game: str, match_id: int) -> dict | None:
     decided = [judged(game, {"step": step, "seat": seat, **data})
                for seat, step, data in stored[reviewer]]
     return {"reviewer": reviewer,
-            "thresholds": dict(zip(CLASSES[2:], THRESHOLDS.get(game, THRESHOLDS["vandtia"]),
-                                   strict=True)),
+            "thresholds": dict(zip(CLASSES[2:], thresholds(game), strict=True)),
             "decisions": [{k: v for k, v in d.items() if k != "values"} for d in decided]}
 
 
