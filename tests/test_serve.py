@@ -712,3 +712,28 @@ def test_a_match_of_bots_is_watched_live_from_any_seat_but_everyones_view_waits(
     board = arena("leaderboard", "vandtia", "--variant", "cardems", "--humans",
                   db_path=tmp_path / "a.db")
     assert "greedy" not in board.stdout
+
+
+def test_a_finished_table_opens_when_its_bot_is_gone(tmp_path):
+    """A finished match is shown from what was stored: its bots need not be installed."""
+    from conftest import bot_file
+
+    from arena.web import tables
+
+    engine = db.connect(f"sqlite:///{tmp_path / 'a.db'}")
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    (bots / "leaving.py").write_text(bot_file("leaving"))
+    table, token = tables.create(engine, Registry(bots_dirs=[str(bots)]), "vandtia",
+                                 "cardems", ["human", "leaving"])
+    try:
+        while (view := table.view(mine=True))["legal"]:
+            table.move(token, view["legal"][0], view["moves"])
+        assert table.status == "done"
+    finally:
+        table.close()
+    again = tables.open_table(engine, Registry(), table.id)  # the bot's file is not there
+    try:
+        assert again.status == "done" and again.view(0, True) == table.view(0, True)
+    finally:
+        again.close()

@@ -105,7 +105,6 @@ class Table:
         self.on_finish = None  # called with the table when its match has ended
         self.used = time.monotonic()  # when a request last asked for it (the server's)
         limits = table.get("limits", "")
-        entries = {n: registry.bot(n, row.game) for n in self.names if not is_human(n)}
         from ..sandbox.bot import make_bot
         from ..sandbox.process import Limits
 
@@ -113,8 +112,9 @@ class Table:
         self.state = _Watched(state, self._moved)
         for seat, frames in self.frames.items():
             frames.append(seat_frame(self.game.name, state, self.names, seat, None, None))
-        if row.status != "running":
+        if row.status != "running":  # a finished table needs none of its bots
             return
+        entries = {n: registry.bot(n, row.game) for n in self.names if not is_human(n)}
         try:
             self._bots = [None if is_human(n) else make_bot(entries[n], Limits.parse(limits))
                           for n in self.names]
