@@ -175,7 +175,7 @@ def test_no_process_plays_the_duplicate_of_a_deal_it_has_played():
 def test_the_processes_of_one_bot_pass_nothing_between_a_deal_and_its_duplicate(inflight):
     registry = Registry(bots_dirs=[HOSTILE])
     game = registry.game("vandtia")
-    defn = SeasonDef("s", "vandtia", "cardems", 2, ("echo", "random"), 8, 1)
+    defn = SeasonDef("s", "vandtia", "cardems", 2, ("echo", "random"), 3, 1)
     batch = list(fixtures(defn))
     results = play_batch("vandtia", "cardems", (str(HOSTILE),), "", batch, defn.secret,
                          inflight=inflight)

@@ -13,7 +13,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed", reason="Dask: pip install 'card-arena[dask]'")
 
-RUN = ("season", "run", "vandtia", "--bots", "random,greedy,lowball", "--rounds", "20",
+RUN = ("season", "run", "vandtia", "--bots", "random,greedy,lowball", "--rounds", "12",
        "--seed", "5", "--name", "d", "--batch", "4", "--public-seed")  # runs compared
 
 
@@ -46,6 +46,7 @@ def local(tmp_path_factory):
     return export(path)
 
 
+@pytest.mark.serial  # beside the killed worker's test: one cluster, one local season for both
 @pytest.mark.slow
 def test_a_season_on_dask_equals_the_same_season_on_the_local_pool(cluster, local, tmp_path):
     path = tmp_path / "dask.db"

@@ -161,7 +161,7 @@ def test_a_worker_speaks_protocol_2_with_two_matches_at_once():
 def test_a_season_at_k_16_killed_with_sigkill_resumes_to_the_results_of_k_1(tmp_path,
                                                                             bots_dir):
     base = [sys.executable, "-m", "arena", "--bots-dir", str(bots_dir)]
-    run = ["season", "run", "vandtia", "--bots", "moody,random,greedy", "--rounds", "40",
+    run = ["season", "run", "vandtia", "--bots", "moody,random,greedy", "--rounds", "16",
            "--seed", "2", "--batch", "6", "--workers", "2", "--public-seed", "--name", "s"]
     straight = subprocess.run(base + ["--db", f"sqlite:///{tmp_path}/one.db", *run,
                                       "--inflight", "1"], capture_output=True, text=True,
@@ -177,7 +177,7 @@ def test_a_season_at_k_16_killed_with_sigkill_resumes_to_the_results_of_k_1(tmp_
                 stored = [n for _, n in db.list_seasons(engine)]
             except Exception:  # noqa: BLE001 - the file is still being made
                 continue
-            if stored and 0 < stored[0] < 240:
+            if stored and 0 < stored[0] < 96:
                 break
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()

@@ -277,7 +277,7 @@ def test_doctor_lists_the_distributions_that_load_in_the_runner(tmp_path):
 # -- the ladder --------------------------------------------------------------------------------
 
 LADDER = ("ladder", "vandtia", "--variant", "cardems", "--bots", "greedy,random", "--deals",
-          "6", "--public-seed", "--format", "json", "--workers", "1")
+          "2", "--public-seed", "--format", "json", "--workers", "1")
 
 
 def _submit_three(home: Path) -> None:

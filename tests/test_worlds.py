@@ -509,7 +509,7 @@ def test_a_cherki_callers_world_pair_is_no_kind_it_discarded_since_calling():
     a pair kind it has discarded since its call (the observation's ``calls``)."""
     rng = random.Random(6)
     checked = 0
-    for state, seat in cherki_positions(POSITIONS, 2):
+    for state, seat in cherki_positions(300, 2):  # about 90 called seats
         seen = state.observation(seat)
         for q in range(3):
             if q == seat or seen["calls"][q] is None or q == seen["winner"]:

@@ -63,6 +63,7 @@ class DaskExecutor:
         except ImportError:
             raise ArenaError("--executor dask needs Dask: pip install 'card-arena[dask]'") from None
         try:
+            _probe(address)
             self.client = Client(address, timeout="10s")
         except (OSError, TimeoutError, ValueError) as e:
             raise ArenaError(f"cannot reach the Dask scheduler at {address}: "
@@ -77,6 +78,18 @@ class DaskExecutor:
     def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
         self.executor.shutdown(wait=wait and not cancel_futures)
         self.client.close()
+
+
+def _probe(address: str) -> None:
+    """OSError at once where nothing listens at a ``tcp://HOST:PORT`` scheduler address
+    (Dask's client would retry a refused connection until its 10 s timeout); other
+    addresses are left to Dask."""
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(address)
+    if parts.scheme == "tcp" and parts.hostname and parts.port:
+        socket.create_connection((parts.hostname, parts.port), timeout=10).close()
 
 
 def make_executor(kind: str, workers: int | None = None, scheduler: str | None = None):
