@@ -49,8 +49,9 @@ seating). The edge is the discards': the sweeps of the turn add nothing measurab
 the heuristic alone (-2.0 [-5.7, +1.7]), as taking a discard that brings the hand nearer
 and calling a live pair at once are what they find too.
 
-Options: ``iterations`` (per decision, default 200, 30 in Tractor: a season stays a pure
-function of its seed; with sweeps, the playouts of all actions together), ``think_s`` (a
+Options: ``iterations`` (per decision: a season stays a pure function of its seed; with
+sweeps, the playouts of all actions together; 0, the default, is 200 at a Vändtia table of
+two and 800 at more, 200 in Cherki and 30 in Tractor), ``think_s`` (a
 wall-clock budget per decision instead, when above 0: not reproducible), ``c`` (the UCB
 exploration constant), ``greedy`` (the rollouts' share of greedy moves, 0 for uniformly
 random playouts; 1 in Tractor and Cherki), ``prior`` (visits credited to the heuristic's
@@ -69,6 +70,19 @@ ismcts:iterations=800,... greedy --variant swedish --field greedy,greedy --games
 --seed 12 --public-seed``: the tree -5 +- 13 Elo; sweeps +41.5 +- 13; sweeps keeping
 greedy's move unless beaten by 2 standard errors +57.9 +- 11.3 (1 error: +57.0 +- 12.3);
 a reward shaped by the cards still held lost (+36.2 with weight 0.3, +27.4 with 0.6).
+
+Why 800 playouts at more than two seats: an action's value there is a chance of placing
+above two or three others, a smaller difference to find than at two seats with more noise
+in each playout, and the margin keeps greedy's move until the difference is clear; four
+times the playouts of two seats (55-75 ms a decision here, against 15) brings three of the four
+tables to about +60 (``docs/benchmarks.md``; at 1600 `swedish` with three seats gains no
+more). The fourth, `swedish` with four seats, stays near +25, and better worlds would not
+change that much: ``benchmarks/field_worlds.py`` gives the same sweeps the true deal with
+only the cards nobody has seen reshuffled - every other hand known, more than any
+inference from the others' play could tell - and they reach +30.8 [+21.6, +40.0] against
++23.2 from the observation's own worlds (400 deals, 200 playouts); only the stock's order,
+which no player can know, makes the difference (+125 with the true state itself). With
+one winner among four, most of a result is the order of the cards to come.
 """
 
 from __future__ import annotations
@@ -79,7 +93,7 @@ import time
 
 import arena
 
-OPTIONS = {"iterations": 200, "think_s": 0.0, "c": 0.7, "greedy": 0.9, "prior": 0,
+OPTIONS = {"iterations": 0, "think_s": 0.0, "c": 0.7, "greedy": 0.9, "prior": 0,
            "sweep": "auto", "heuristic_in": "none", "margin": 2.0}
 #: Tractor's decisions are dearer (a playout is a whole deal of tricks): 30 iterations keep
 #: a decision near 40 ms of CPU here, as 200 do in Vändtia (17 ms) and Cherki (16 ms). That
@@ -88,7 +102,8 @@ OPTIONS = {"iterations": 200, "think_s": 0.0, "c": 0.7, "greedy": 0.9, "prior": 
 TRACTOR = {**OPTIONS, "iterations": 30, "greedy": 1.0, "prior": 5, "sweep": False}
 #: Cherki: the turn (call, draw or take) is searched by sweeps with greedy rollouts; the
 #: discard is the efficiency heuristic's (see the module's docstring for why).
-CHERKI = {**OPTIONS, "greedy": 1.0, "sweep": True, "heuristic_in": "discard", "margin": 0.0}
+CHERKI = {**OPTIONS, "iterations": 200, "greedy": 1.0, "sweep": True, "heuristic_in": "discard",
+          "margin": 0.0}
 
 
 def _game(name: str):
@@ -133,6 +148,9 @@ class ISMCTS:
         self.rng = random.Random(info["seed"])
         defaults = {"tractor": TRACTOR, "cherki": CHERKI}.get(info["game"], OPTIONS)
         self.options = {**defaults, **info.get("options", {})}
+        if not int(self.options["iterations"]):  # the default: by the game and the table
+            self.options["iterations"] = {"tractor": 30, "cherki": 200}.get(
+                info["game"], 200 if info["players"] <= 2 else 800)
         self.game = _game(info["game"])
         self.seats = info["players"]
         self.policy = _heuristic(info["game"])

@@ -154,3 +154,16 @@ def test_ismcts_plays_its_heuristics_move_in_the_phase_named_by_heuristic_in():
                 if o["phase"] == "discard" and len(legal) > 1]
     assert len(discards) > 20
     assert all(EfficientCherki().act(o, legal) == a for o, legal, a in discards)
+
+
+def test_ismcts_spends_200_playouts_at_two_seats_and_800_at_more_by_default():
+    """``iterations`` 0, the default, is 200 at a Vändtia table of two and 800 at more
+    (``bots/ismcts.py`` says why): the same moves as those budgets given."""
+    for variant, players, budget in (("cardems", 2, 200), ("swedish", 3, 800)):
+        def table(players=players, **options):
+            return [Tuned(**options)] + [PythonBot(RandomBot()) for _ in range(players - 1)]
+
+        default = play_match(VANDTIA, variant, table(), 4)[0].actions
+        assert default == play_match(VANDTIA, variant, table(iterations=budget), 4)[0].actions
+        assert default != play_match(VANDTIA, variant, table(iterations=budget + 1),
+                                     4)[0].actions
