@@ -223,8 +223,8 @@ def summarise(decided: list[dict]) -> dict:
 
 def reviewer_name(registry, game: str, reviewer: str | None) -> str:
     """The reviewer as stored: the entrant with the options that differ from the bot's
-    defaults, sorted (so ``ismcts:iterations=200`` and ``ismcts`` are one reviewer when 200
-    is the default); ArenaError if it is unknown or does not play the game."""
+    defaults, sorted (so ``ismcts:c=0.7`` and ``ismcts`` are one reviewer, 0.7 being the
+    default); ArenaError if it is unknown or does not play the game."""
     entry = registry.bot(reviewer or REVIEWERS.get(game, "ismcts"), game)
     name = entry.name.partition(":")[0]
     defaults = registry.bot(name, game).options or {}
