@@ -227,6 +227,24 @@ def inflight_games(game, variant: str, players: int, games: int, seed: int = 0, 
             "asked_per_s": asked / cpu}
 
 
+def cpu_us_per_asked(row: dict) -> float:
+    """A referee row's CPU time per asked move, in microseconds (runner and bots)."""
+    return 1e6 * row["cpu_s"] / (row["asked_per_game"] * row["games"])
+
+
+def summary(engine: dict, inprocess: dict, sandboxed: dict, side_by_side: dict) -> dict:
+    """A game's two speed figures from its rows: the engine's moves per CPU second (state
+    API, random choice), and the sandbox's cost of one asked move in microseconds of CPU -
+    the sandboxed rows' CPU per asked move minus the in-process row's, the same games -
+    one match at a time and side by side. The sandboxed rows count the bot processes'
+    start-up too, spread over their games: the default ``--games`` makes it small."""
+    base = cpu_us_per_asked(inprocess)
+    return {"engine_moves_per_s": engine["games_per_s"] * engine["moves_per_game"],
+            "inprocess_us": base,
+            "overhead_us": cpu_us_per_asked(sandboxed) - base,
+            "overhead_us_side_by_side": cpu_us_per_asked(side_by_side) - base}
+
+
 def _asked(game, variant: str, players: int, result: dict) -> int:
     """Moves of a stored match a bot was asked (a single legal action is not asked)."""
     state = game.new_state(variant, players, result["seed"])

@@ -132,6 +132,26 @@ def test_bench_reports_games_per_second_and_a_seasons_overhead():
     assert cells("matches side by side") == [moves, asked]
 
 
+def test_bench_of_every_game_gives_its_engines_speed_and_the_sandboxs_cost_per_move():
+    """``--game all``: a summary per game at its default variant (``--variant`` is refused
+    beside it); one game's bench ends with the same summary, its variant the game's own."""
+    result = arena("bench", "--game", "all", "--games", "4", "--format", "json")
+    assert result.returncode == 0, result.stderr
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [r["game"] for r in rows] == ["cherki", "tractor", "vandtia"]
+    for r in rows:
+        assert r["label"] == "summary" and r["engine_moves_per_s"] > 0
+        assert r["inprocess_us"] > 0 and r["overhead_us"] > 0 and r["overhead_us_side_by_side"] > 0
+    assert [(r["variant"], r["players"]) for r in rows] == [("standard", 3), ("match", 4),
+                                                            ("cardems", 2)]
+    refused = arena("bench", "--game", "all", "--variant", "deal")
+    assert refused.returncode == 2 and "leave out --variant" in refused.stderr
+    one = arena("bench", "--game", "tractor", "--games", "4", "--format", "json")
+    assert one.returncode == 0, one.stderr
+    last = json.loads(one.stdout.splitlines()[-1])
+    assert (last["label"], last["variant"], last["players"]) == ("summary", "match", 4)
+
+
 def test_help_and_version():
     assert arena("--help").returncode == 0 and "play" in arena("--help").stdout
     assert "0.1.0" in arena("--version").stdout

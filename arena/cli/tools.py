@@ -10,9 +10,12 @@ from . import cli
 
 
 @cli.command()
-@click.option("--game", "game_name", default="vandtia", show_default=True)
-@click.option("--variant", default="cardems", show_default=True)
-@click.option("--players", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--game", "game_name", default="vandtia", show_default=True,
+              help="A game, or 'all': every game at its default variant, one summary row "
+              "each.")
+@click.option("--variant", default=None, help="Default: the game's own (Vändtia: cardems).")
+@click.option("--players", type=click.IntRange(min=1), default=None,
+              help="Default: the variant's smallest table.")
 @click.option("--games", "n", type=click.IntRange(min=1), default=2000, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--season", "season_matches", type=click.IntRange(min=0), default=0,
@@ -49,6 +52,7 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
         playout_games,
         referee_games,
         round_trip,
+        summary,
         yardstick,
     )
     from ..bench import season as season_bench
@@ -56,7 +60,14 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
     from ..views.transcript import print_renderable
 
     inflight = inflight or DEFAULT_INFLIGHT
+    if game_name == "all":
+        if variant or players:
+            raise click.UsageError("--game all measures each game at its default variant: "
+                                   "leave out --variant and --players")
+        return _bench_all(registry, n, seed, inflight, fmt)
     game = registry.game(game_name)
+    variant = game.check(variant, None)
+    players = players or game.variants[variant][0]
     variant = game.check(variant, players)
     # With a yardstick, it runs before every row and after the last, and a row's ratio is to
     # the mean of the runs on either side of it: the machine's speed drifts (other work), and
@@ -83,12 +94,14 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
                      mid))
     quarter = max(1, n // 4)
     entry = registry.bot("random", game.name)
-    rows += [("referee, in-process random policies",
-              measure(referee_games, game, variant, players, quarter, seed)),
-             ("referee, sandboxed random bots",
-              measure(referee_games, game, variant, players, quarter, seed, entry)),
-             (f"referee, sandboxed random bots, {inflight} matches side by side",
-              measure(inflight_games, game, variant, players, quarter, seed, entry, inflight)),
+    inprocess = measure(referee_games, game, variant, players, quarter, seed)
+    sandboxed = measure(referee_games, game, variant, players, quarter, seed, entry)
+    side_by_side = measure(inflight_games, game, variant, players, quarter, seed, entry,
+                           inflight)
+    figures = summary(engine, inprocess, sandboxed, side_by_side)
+    rows += [("referee, in-process random policies", inprocess),
+             ("referee, sandboxed random bots", sandboxed),
+             (f"referee, sandboxed random bots, {inflight} matches side by side", side_by_side),
              ("referee, bare random processes (the floor)",
               measure(referee_games, game, variant, players, quarter, seed, bare=True))]
     if batch_bot:
@@ -103,6 +116,8 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
             if sticks:
                 out["yardstick_ratio"] = r["games_per_s"] / r["stick"]
             click.echo(json.dumps(out))
+        click.echo(json.dumps({"label": "summary", "game": game.name, "variant": variant,
+                               "players": players, "side_by_side": inflight, **figures}))
         return
     table = Table("what", "games", "CPU s", "games/s per core", "moves/game", "asked/game",
                   "asked/s per core", *(["× yardstick"] if sticks else []))
@@ -122,6 +137,11 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
     if game.name == "vandtia":
         from ..games.vandtia import ENGINE
         click.echo(f"Vändtia engine: {ENGINE}")
+    click.echo(f"engine: {figures['engine_moves_per_s']:,.0f} moves/s per core (state API, "
+               f"random choice); sandbox: {figures['overhead_us']:.1f} us of CPU per asked "
+               f"move one match at a time, {figures['overhead_us_side_by_side']:.1f} us with "
+               f"{inflight} side by side (over the in-process referee's "
+               f"{figures['inprocess_us']:.1f} us)")
     click.echo(f"legal lists: longest {engine['longest_legal']} actions, slowest to build "
                f"{engine['slowest_legal_us']:.0f} us (over {max(1, n // 10)} games)")
     rt = round_trip(entry, game, variant, players, min(20000, max(200, n * 10)), seed)
@@ -140,6 +160,42 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
                       f"{s['wall_s']:.2f}", f"{s['match_s']:.2f}", f"{s['outside']:.1%}",
                       f"{s['matches_per_s']:,.0f}", f"{s['stored_per_s']:,.0f}",
                       f"{s['peak_mb']:.0f}")
+        print_renderable(table)
+
+
+def _bench_all(registry, n: int, seed: int, inflight: int, fmt: str) -> None:
+    """``arena bench --game all``: each game at its default variant and smallest table,
+    its engine's moves per CPU second, the in-process referee's CPU per asked move, and
+    what the sandbox adds to it, one match at a time and side by side (``summary``)."""
+    import json
+
+    from rich.table import Table
+
+    from ..bench import engine_games, inflight_games, referee_games, summary
+    from ..views.transcript import print_renderable
+
+    table = Table("game", "engine moves/s", "referee us/move", "sandbox +us/move",
+                  f"+us, {inflight} side by side")
+    quarter = max(1, n // 4)
+    for name in sorted(registry.games()):
+        game = registry.game(name)
+        variant = game.default_variant
+        players = game.variants[variant][0]
+        entry = registry.bot("random", name)
+        figures = summary(engine_games(game, variant, players, n, seed),
+                          referee_games(game, variant, players, quarter, seed),
+                          referee_games(game, variant, players, quarter, seed, entry),
+                          inflight_games(game, variant, players, quarter, seed, entry,
+                                         inflight))
+        if fmt == "json":
+            click.echo(json.dumps({"label": "summary", "game": name, "variant": variant,
+                                   "players": players, "side_by_side": inflight, **figures}))
+            continue
+        table.add_row(f"{name} {variant}/{players}",
+                      f"{figures['engine_moves_per_s']:,.0f}", f"{figures['inprocess_us']:.1f}",
+                      f"{figures['overhead_us']:.1f}",
+                      f"{figures['overhead_us_side_by_side']:.1f}")
+    if fmt != "json":
         print_renderable(table)
 
 
