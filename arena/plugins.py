@@ -327,13 +327,14 @@ class Registry:
         if at and name not in bots and base in self.latest:
             newest = self.latest[base].partition("@")[2]
             raise UnknownBot(f"bot {base!r} has no version {version!r} (versions 1-{newest})")
+        broken = (f"; {len(self.broken)} bot source(s) failed to load: " + "; ".join(
+            why if label in why else f"{label}: {why}" for label, why in self.broken.items())
+            if self.broken else "")
         if name not in bots:
-            broken = (f"; {len(self.broken)} bot source(s) failed to load, see 'arena bots'"
-                      if self.broken else "")
             raise UnknownBot(f"unknown bot {name!r} (bots: {', '.join(bots) or 'none'}{broken})")
         if game not in bots[name]:
             plays = ", ".join(bots[name])
-            raise UnknownBot(f"bot {name!r} does not play {game} (it plays: {plays})")
+            raise UnknownBot(f"bot {name!r} does not play {game} (it plays: {plays}{broken})")
         entry = bots[name][game]
         return entry.with_options(entrant, options) if entrant != name or entry.options \
             else entry
