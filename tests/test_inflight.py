@@ -199,7 +199,8 @@ def test_bench_gives_its_rows_as_json_with_the_batched_ones():
                           "batchbot", "--format", "json"], capture_output=True, text=True,
                          timeout=900)
     assert run.returncode == 0, run.stderr
-    rows = [orjson.loads(line) for line in run.stdout.splitlines()]
+    *rows, summary = [orjson.loads(line) for line in run.stdout.splitlines()]
+    assert summary["label"] == "summary" and summary["side_by_side"] == 4  # the game's figures
     labels = [r["label"] for r in rows]
     assert "referee, in-process random policies" in labels
     assert "referee, sandboxed random bots, 4 matches side by side" in labels
