@@ -146,10 +146,10 @@ def test_bench_of_every_game_gives_its_engines_speed_and_the_sandboxs_cost_per_m
                                                             ("cardems", 2)]
     refused = arena("bench", "--game", "all", "--variant", "deal")
     assert refused.returncode == 2 and "leave out --variant" in refused.stderr
-    one = arena("bench", "--game", "tractor", "--games", "4", "--format", "json")
+    one = arena("bench", "--game", "cherki", "--games", "4", "--format", "json")
     assert one.returncode == 0, one.stderr
     last = json.loads(one.stdout.splitlines()[-1])
-    assert (last["label"], last["variant"], last["players"]) == ("summary", "match", 4)
+    assert (last["label"], last["variant"], last["players"]) == ("summary", "standard", 3)
 
 
 def test_help_and_version():
