@@ -245,6 +245,23 @@ def summary(engine: dict, inprocess: dict, sandboxed: dict, side_by_side: dict) 
             "overhead_us_side_by_side": cpu_us_per_asked(side_by_side) - base}
 
 
+def every_game(registry, games: int, seed: int = 0, inflight: int = 16):
+    """``arena bench --game all``: for each installed game, at its default variant and
+    smallest table, ``(name, variant, players, summary)`` - its rows measured with
+    ``games`` engine games and a quarter as many matches a referee row, ``random`` bots."""
+    quarter = max(1, games // 4)
+    for name in sorted(registry.games()):
+        game = registry.game(name)
+        variant = game.default_variant
+        players = game.variants[variant][0]
+        entry = registry.bot("random", name)
+        yield name, variant, players, summary(
+            engine_games(game, variant, players, games, seed),
+            referee_games(game, variant, players, quarter, seed),
+            referee_games(game, variant, players, quarter, seed, entry),
+            inflight_games(game, variant, players, quarter, seed, entry, inflight))
+
+
 def _asked(game, variant: str, players: int, result: dict) -> int:
     """Moves of a stored match a bot was asked (a single legal action is not asked)."""
     state = game.new_state(variant, players, result["seed"])

@@ -164,29 +164,19 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
 
 
 def _bench_all(registry, n: int, seed: int, inflight: int, fmt: str) -> None:
-    """``arena bench --game all``: each game at its default variant and smallest table,
-    its engine's moves per CPU second, the in-process referee's CPU per asked move, and
-    what the sandbox adds to it, one match at a time and side by side (``summary``)."""
+    """``arena bench --game all``: each game's engine moves per CPU second, the in-process
+    referee's CPU per asked move, and what the sandbox adds to it, one match at a time and
+    side by side (``arena.bench.every_game``)."""
     import json
 
     from rich.table import Table
 
-    from ..bench import engine_games, inflight_games, referee_games, summary
+    from ..bench import every_game
     from ..views.transcript import print_renderable
 
     table = Table("game", "engine moves/s", "referee us/move", "sandbox +us/move",
                   f"+us, {inflight} side by side")
-    quarter = max(1, n // 4)
-    for name in sorted(registry.games()):
-        game = registry.game(name)
-        variant = game.default_variant
-        players = game.variants[variant][0]
-        entry = registry.bot("random", name)
-        figures = summary(engine_games(game, variant, players, n, seed),
-                          referee_games(game, variant, players, quarter, seed),
-                          referee_games(game, variant, players, quarter, seed, entry),
-                          inflight_games(game, variant, players, quarter, seed, entry,
-                                         inflight))
+    for name, variant, players, figures in every_game(registry, n, seed, inflight):
         if fmt == "json":
             click.echo(json.dumps({"label": "summary", "game": name, "variant": variant,
                                    "players": players, "side_by_side": inflight, **figures}))
