@@ -149,9 +149,9 @@ class ISMCTS:
         self.rng = random.Random(info["seed"])
         defaults = {"tractor": TRACTOR, "cherki": CHERKI}.get(info["game"], OPTIONS)
         self.options = {**defaults, **info.get("options", {})}
-        if not int(self.options["iterations"]):  # the default: by the game and the table
-            self.options["iterations"] = {"tractor": 30, "cherki": 200}.get(
-                info["game"], 200 if info["players"] <= 2 else 800)
+        if not int(self.options["iterations"]):  # the game's default, else by the table
+            self.options["iterations"] = defaults["iterations"] or (
+                200 if info["players"] <= 2 else 800)
         self.game = _game(info["game"])
         self.seats = info["players"]
         self.policy = _heuristic(info["game"])
