@@ -38,16 +38,17 @@ class Known:
         self.holder, self.hidden = holder, hidden
 
     def worlds(self, observation, rng):
+        true = self.holder[0]
+        places = [(None, i) for i in range(len(true.stock))] + [
+            (p, i) for p, row in enumerate(true.facedown) for i in range(3)
+            if row[i] is not None]  # where the cards nobody has seen lie
+        cards = [true.stock[i] if p is None else true.facedown[p][i] for p, i in places]
         while True:
-            world = self.holder[0].copy()
-            if self.hidden:  # the cards nobody has seen, reshuffled among their places
-                places = [(None, i) for i in range(len(world.stock))] + [
-                    (p, i) for p, row in enumerate(world.facedown) for i in range(3)
-                    if row[i] is not None]
-                cards = [world.stock[i] if p is None else world.facedown[p][i]
-                         for p, i in places]
-                rng.shuffle(cards)
-                for (p, i), card in zip(places, cards, strict=True):
+            world = true.copy()
+            if self.hidden:  # those cards reshuffled among their places
+                drawn = list(cards)
+                rng.shuffle(drawn)
+                for (p, i), card in zip(places, drawn, strict=True):
                     if p is None:
                         world.stock[i] = card
                     else:

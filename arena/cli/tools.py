@@ -66,9 +66,9 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
                                    "leave out --variant and --players")
         return _bench_all(registry, n, seed, inflight, fmt)
     game = registry.game(game_name)
-    variant = game.check(variant, None)
+    variant = game.check(variant)
     players = players or game.variants[variant][0]
-    variant = game.check(variant, players)
+    game.check(variant, players)
     # With a yardstick, it runs before every row and after the last, and a row's ratio is to
     # the mean of the runs on either side of it: the machine's speed drifts (other work), and
     # the two sides of a ratio should meet the same drift.
@@ -116,8 +116,7 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
             if sticks:
                 out["yardstick_ratio"] = r["games_per_s"] / r["stick"]
             click.echo(json.dumps(out))
-        click.echo(json.dumps({"label": "summary", "game": game.name, "variant": variant,
-                               "players": players, "side_by_side": inflight, **figures}))
+        click.echo(_summary_json(game.name, variant, players, inflight, figures))
         return
     table = Table("what", "games", "CPU s", "games/s per core", "moves/game", "asked/game",
                   "asked/s per core", *(["× yardstick"] if sticks else []))
@@ -163,12 +162,19 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
         print_renderable(table)
 
 
+def _summary_json(game: str, variant: str, players: int, inflight: int, figures: dict) -> str:
+    """A game's ``summary`` (``arena.bench.summary``) as the last object of ``--format
+    json``."""
+    import json
+
+    return json.dumps({"label": "summary", "game": game, "variant": variant,
+                       "players": players, "side_by_side": inflight, **figures})
+
+
 def _bench_all(registry, n: int, seed: int, inflight: int, fmt: str) -> None:
     """``arena bench --game all``: each game's engine moves per CPU second, the in-process
     referee's CPU per asked move, and what the sandbox adds to it, one match at a time and
     side by side (``arena.bench.every_game``)."""
-    import json
-
     from rich.table import Table
 
     from ..bench import every_game
@@ -178,8 +184,7 @@ def _bench_all(registry, n: int, seed: int, inflight: int, fmt: str) -> None:
                   f"+us, {inflight} side by side")
     for name, variant, players, figures in every_game(registry, n, seed, inflight):
         if fmt == "json":
-            click.echo(json.dumps({"label": "summary", "game": name, "variant": variant,
-                                   "players": players, "side_by_side": inflight, **figures}))
+            click.echo(_summary_json(name, variant, players, inflight, figures))
             continue
         table.add_row(f"{name} {variant}/{players}",
                       f"{figures['engine_moves_per_s']:,.0f}", f"{figures['inprocess_us']:.1f}",
