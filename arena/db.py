@@ -27,7 +27,7 @@ from . import DEFAULT_DB as DEFAULT_URL
 from .errors import ArenaError, masked
 from .referee import ASKING
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 #: The names of the seasons that hold a person's match (``arena.leagues.humans``).
 HUMAN_SEASONS = "human/"
 #: The label of a match of bots played for people to watch (``human/.../watch-N``,
@@ -103,6 +103,9 @@ class SeatRow(SQLModel, table=True):
     #: null where it was asked nothing, or the match was not played)
     move_mean_s: float | None = None
     move_max_s: float | None = None
+    #: the seat's luck: the sum of its chance corrections (``arena.luck``; schema 8), in
+    #: place-score units; null where the season did not ask for them (``--adjust luck``)
+    luck: float | None = None
 
 
 class RatingRow(SQLModel, table=True):
@@ -198,9 +201,13 @@ def _schema_7(conn) -> None:
     """The reviews table, which ``create_all`` has just made."""
 
 
+def _schema_8(conn) -> None:
+    conn.exec_driver_sql("ALTER TABLE seat_results ADD COLUMN luck FLOAT")
+
+
 # (version, callable(connection)), in order
 MIGRATIONS: list = [(2, _schema_2), (3, _schema_3), (4, _schema_4), (5, _schema_5),
-                    (6, _schema_6), (7, _schema_7)]
+                    (6, _schema_6), (7, _schema_7), (8, _schema_8)]
 
 
 def _sqlite_pragmas(dbapi_connection, _record):
@@ -446,7 +453,8 @@ def create_season(engine, defn, bots: list[BotRow], fixtures: int, rules: int = 
                                        **({"field": list(defn.field)} if defn.field
                                           else {}),
                                        **({"inflight": defn.inflight} if defn.inflight != 1
-                                          else {})}),
+                                          else {}),
+                                       **({"adjust": defn.adjust} if defn.adjust else {})}),
                         fixtures=fixtures)
         session.add(row)
         try:
@@ -549,10 +557,13 @@ def _insert_results(conn, season_id: int, results: list[dict]) -> None:
 
 
 def _seat_extras(r: dict, seat: int) -> dict:
-    """A seat's fault, log tail and move times from a match result of ``play_batch``."""
+    """A seat's fault, log tail, move times and luck from a match result of
+    ``play_batch``."""
     mean, top = r.get("move_s", {}).get(str(seat), (None, None))
+    luck = r.get("luck")
     return {"fault": r["result"]["faults"][seat], "log": r.get("logs", {}).get(str(seat)),
-            "move_mean_s": mean, "move_max_s": top}
+            "move_mean_s": mean, "move_max_s": top,
+            "luck": None if luck is None else luck[seat]}
 
 
 def rewrite_results(engine, season_id: int, results: list[dict]) -> None:
@@ -648,10 +659,11 @@ def move_times(engine, season_id: int) -> dict[str, tuple[float, float, int]]:
     return {bot: (mean, top, n) for bot, mean, top, n in rows}
 
 
-def season_results(engine, season_id: int, page: int = 2000):
+def season_results(engine, season_id: int, page: int = 2000, luck: bool = False):
     """``(fixture, seed, seats, ranks, scores, faults)`` per match of one season stored when this is
     called, in fixture order, read a page of fixtures at a time (no transaction stays open
-    between pages, so a season can be stored into while this is read)."""
+    between pages, so a season can be stored into while this is read). With ``luck``, each
+    also ends with the seats' luck (``arena.luck``: a list, or None where not computed)."""
     with engine.connect() as conn:
         top = conn.execute(select(func.max(MatchRow.fixture))
                            .where(MatchRow.season_id == season_id)).scalar()
@@ -659,15 +671,19 @@ def season_results(engine, season_id: int, page: int = 2000):
         with engine.connect() as conn:
             rows = conn.execute(
                 select(MatchRow.fixture, MatchRow.seed, SeatRow.bot, SeatRow.rank,
-                       SeatRow.score, SeatRow.fault)
+                       SeatRow.score, SeatRow.fault, SeatRow.luck)
                 .join(SeatRow, SeatRow.match_id == MatchRow.id)
                 .where(MatchRow.season_id == season_id, MatchRow.fixture >= low,
                        MatchRow.fixture < low + page)
                 .order_by(MatchRow.fixture, SeatRow.seat)).all()
         for fixture, seats in groupby(rows, key=itemgetter(0)):
             seats = list(seats)
-            yield (fixture, seats[0].seed, [s.bot for s in seats], [s.rank for s in seats],
+            row = (fixture, seats[0].seed, [s.bot for s in seats], [s.rank for s in seats],
                    [s.score for s in seats], [s.fault for s in seats])
+            if luck:
+                lucks = [s.luck for s in seats]
+                row += (None if None in lucks else lucks,)
+            yield row
 
 
 def _ratings_of(league: str, season_id: int | None) -> tuple:

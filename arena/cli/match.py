@@ -19,7 +19,7 @@ def match_line(tally) -> str:
     """The live figures: pairs, score, Elo ± interval, LLR and its bounds."""
     e, test = tally.estimate(), tally.sprt()
     line = (f"{tally.pair_count} pairs, score {100 * e.score:.1f} %, "
-            f"Elo {_elo(e)}")
+            f"Elo {_elo(e)}" + (" (luck-adjusted)" if tally.adjust else ""))
     if test is not None:
         line += f", LLR {test.llr:.2f} ({test.lower:.2f}, {test.upper:.2f})"
     return line
@@ -38,9 +38,15 @@ def summary_lines(tally, title: str) -> list[str]:
     e, test = tally.estimate(), tally.sprt()
     w, d, losses = tally.games
     lines = [title,
-             f"Elo {_elo(e)} (95 %)" + (f"  [{e.elo_low:+.1f}, {e.elo_high:+.1f}]"
-                                         if e.pairs and math.isfinite(e.elo_error) else ""),
+             f"Elo {_elo(e)} (95 %" + (", luck-adjusted)" if tally.adjust else ")")
+             + (f"  [{e.elo_low:+.1f}, {e.elo_high:+.1f}]"
+                if e.pairs and math.isfinite(e.elo_error) else ""),
              f"LOS {100 * e.los:.1f} %"]
+    if tally.adjust:
+        raw = tally.raw_estimate()
+        ratio = (f", pair variance adjusted / raw {e.variance / raw.variance:.2f}"
+                 if raw.variance > 0 and e.pairs else "")
+        lines.append(f"Raw: Elo {_elo(raw)}, LOS {100 * raw.los:.1f} %{ratio}")
     if test is not None:
         verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "continues"}[test.decision]
         lines.append(f"LLR {test.llr:.2f} ({test.lower:.2f}, {test.upper:.2f}) "
@@ -71,7 +77,7 @@ def match_options(f):
                      "than the seats; bots may repeat). Each deal is played once per seat "
                      "by the candidate and by the baseline in that seat, the field around."),
         click.option("--name", help="Match name (default: match-GAME-VARIANT-CANDIDATE-BASELINE-"
-                     "SEED, and -field-BOT+BOT... with a field); the "
+                     "SEED, and -field-BOT+BOT... with a field, -luck adjusted); the "
                      "same command with the same name resumes it."),
         click.option("--workers", type=click.IntRange(min=1),
                      help="Worker processes (default: cores)."),
@@ -84,6 +90,11 @@ def match_options(f):
         click.option("--inflight", type=click.IntRange(min=1), metavar="K",
                      help="Matches each worker plays side by side (default: 16; the results "
                      "do not depend on it)."),
+        click.option("--adjust", type=click.Choice(["none", "luck"]), default="none",
+                     show_default=True,
+                     help="luck: score each game less the luck of the cards (chance "
+                     "corrections, computed beside the play and stored); Elo, LOS and the "
+                     "SPRT on the adjusted pair scores, the raw figures beside."),
         click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
                      show_default=True),
     ]):
@@ -130,7 +141,8 @@ def gauntlet_command(registry, candidate, against, fmt, name, seed, **options) -
         raise ArenaError("--against needs at least one bot")
     seed = secrets.randbelow(2**31) if seed is None else seed
     variant = registry.game(options["game"]).check(options["variant"])
-    base = name or f"gauntlet-{options['game']}-{variant}-{candidate}-{seed}"
+    base = name or (f"gauntlet-{options['game']}-{variant}-{candidate}-{seed}"
+                    + ("-luck" if options["adjust"] == "luck" else ""))
     done = []
     for opponent in opponents:
         row, tally = play(registry, candidate, opponent, name=f"{base}-{opponent}", seed=seed,
@@ -160,7 +172,7 @@ def _json(row, tally) -> dict:
 
 def play(registry, candidate, baseline, game, variant, games, sprt_text, seed, field, name,
          workers, executor, scheduler, limits, inflight, secret_from, public_seed,
-         quiet=False):
+         adjust="none", quiet=False):
     """Create (or resume) the match and play it; its stored row and tally."""
     from .. import db
     from ..leagues import league
@@ -193,15 +205,19 @@ def play(registry, candidate, baseline, game, variant, games, sprt_text, seed, f
                          f"--field, the {counts[0] - 1} bots of the other seats")
     if candidate == baseline:
         raise ArenaError("a match needs two different bots")
+    adjust = "" if adjust == "none" else adjust
+    if adjust and not g.luck_weights:
+        raise ArenaError(f"{g.title} has no luck model: --adjust luck is not offered for it")
     spec = str(SprtSpec.parse(sprt_text)) if sprt_text else ""
     seed = secrets.randbelow(2**31) if seed is None else seed
     name = name or "-".join(["match", game, variant, candidate, baseline, str(seed)]
-                            + (["field", "+".join(field)] if field else []))
+                            + (["field", "+".join(field)] if field else [])
+                            + (["luck"] if adjust else []))
     engine = _engine(registry, create=True)
     bots = tuple(dict.fromkeys((candidate, baseline, *field)))
     rounds = max(1, games // (2 * players)) if field else (games + 1) // 2
     defn = SeasonDef(name, game, variant, players, bots, rounds, seed, 1, limits, 5, teams,
-                     secret=None, kind="match", sprt=spec, field=field,
+                     secret=None, kind="match", sprt=spec, field=field, adjust=adjust,
                      **({"inflight": inflight} if inflight else {}))
     row = _existing(engine, defn)
     pool = league.make_executor(executor, workers, scheduler)
@@ -236,9 +252,9 @@ def _existing(engine, defn):
         return None
     stored = league.definition(row)
     same = (stored.kind, stored.game, stored.variant, stored.bots, stored.rounds,
-            stored.seed, stored.sprt, stored.limits, stored.field) == (
+            stored.seed, stored.sprt, stored.limits, stored.field, stored.adjust) == (
             defn.kind, defn.game, defn.variant, defn.bots, defn.rounds, defn.seed,
-            defn.sprt, defn.limits, defn.field)
+            defn.sprt, defn.limits, defn.field, defn.adjust)
     if not same:
         raise ArenaError(f"{defn.name!r} is the name of another season or match (pick a name)")
     return row

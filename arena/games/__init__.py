@@ -125,5 +125,31 @@ class Game:
     def new_state(self, variant: str, players: int, seed: int, record: bool = False):
         raise NotImplementedError
 
+    # -- luck (``arena.luck``): what a chance event gave each seat ----------------------
+
+    #: The fitted weights of ``luck_features`` (empty: the game has no luck model, and
+    #: ``arena match --adjust luck`` says so). ``benchmarks/fit_luck.py`` fits them.
+    luck_weights: tuple[float, ...] = ()
+
+    def luck_features(self, state) -> list[list[float]]:
+        """Per seat, numbers that tell how well that seat stands, read only from what the
+        seats know between them (each its own hand, and everything public): never a card
+        nobody has seen, or the luck's mean would not be zero."""
+        raise NotImplementedError
+
+    def unseen(self, state) -> list:
+        """The cards nobody has seen yet (no seat, not even an owner), in a fixed order of
+        their places. A chance event is a move that changes how many there are."""
+        raise NotImplementedError
+
+    def redealt(self, state, cards: list, rng):
+        """A copy of ``state`` with ``cards`` (an order of ``unseen(state)``) in the unseen
+        places, and whatever the engine draws later drawn afresh from ``rng``."""
+        raise NotImplementedError
+
+    def later_chance(self, state) -> bool:
+        """Whether ``redealt`` draws more than the unseen cards' order (a later deal)."""
+        return False
+
     def from_deal(self, variant: str, deal: dict, record: bool = False):
         raise NotImplementedError

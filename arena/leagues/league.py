@@ -141,7 +141,7 @@ class SeasonRater:
         self.engine, self.season_id = engine, row.id
         self.rater = Rater(draw_probability, teams)
         self.done, self.total, self.next = done, row.fixtures, 0
-        self.stored = db.season_results(engine, row.id) if done else iter(())
+        self.stored = (db.season_results(engine, row.id, luck=True) if done else iter(()))
         self.waiting: dict[int, tuple] = {}
         self.suspend_after = suspend_after
         self.streak: dict[str, int] = {}
@@ -153,7 +153,7 @@ class SeasonRater:
         for r in results:
             res = r["result"]
             self.waiting[r["fixture"]] = (r["seed"], r["seats"], res["ranks"], res["scores"],
-                                          res["faults"])
+                                          res["faults"], r.get("luck"))
         self.advance()
 
     def advance(self) -> None:
@@ -167,7 +167,7 @@ class SeasonRater:
                 result = self.waiting.pop(self.next)
             else:
                 break
-            seed, seats, ranks, scores, faults = result
+            seed, seats, ranks, scores, faults, luck = result
             out = self.suspended & set(seats)
             if out:
                 forfeit = suspended_result(Fixture(self.next, 0, tuple(seats), seed), out)
@@ -175,10 +175,11 @@ class SeasonRater:
                     rewrites.append(forfeit)
                 ranks, scores, faults = (forfeit["result"][k] for k in ("ranks", "scores",
                                                                         "faults"))
+                luck = forfeit["luck"]
             self.rater.add(seats, ranks, scores, faults)
             self._count_faults(seats, faults)
             self.next += 1
-            if self.tally is not None and self.tally.add(seats, ranks):
+            if self.tally is not None and self.tally.add(seats, ranks, luck):
                 self.total = self.next  # a match decided: nothing later counts
         if rewrites:
             db.rewrite_results(self.engine, self.season_id, rewrites)

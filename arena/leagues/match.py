@@ -19,6 +19,7 @@ import math
 from dataclasses import asdict, dataclass
 
 from ..errors import ArenaError
+from ..luck import place_scores
 from . import stats
 
 
@@ -63,47 +64,85 @@ class Tally:
     same cards, the candidate in one seat of the first and the baseline in that seat of the
     second, the field elsewhere; each game scores its seat by place, ``(seats below + ½
     seats level) / (seats - 1)``, and the pair ``½ + (candidate's - baseline's) / 2``: the
-    same cards and the same opponents in both, so the difference is the bots' alone."""
+    same cards and the same opponents in both, so the difference is the bots' alone.
+
+    Luck-adjusted (``adjust=True``, ``arena match --adjust luck``): each game's score less
+    the luck of the cards (``arena.luck``: per seat, in place-score units). Alone, the
+    candidate's game score ``1/2 + (p_c - p_b) / (2 g)`` (``p`` the place scores of its and
+    the baseline's seats, ``g`` their gap when the candidate wins: 1 with two seats, 2/3 for
+    two teams of two) becomes ``1/2 + ((p_c - luck_c) - (p_b - luck_b)) / (2 g)``; in a field
+    the gap ``p_c - p_b`` of a pair loses ``luck_c - luck_b``, each game's luck at the seat
+    that changes. The adjusted pair scores (any number, rounded to 9 places) make the table
+    the figures and the SPRT are computed on; the raw table is kept beside it. Each luck has
+    mean zero, so the adjusted scores estimate what the raw ones do."""
 
     def __init__(self, candidate: str, baseline: str, seatings: int = 2,
-                 sprt: SprtSpec | None = None, field: bool = False):
+                 sprt: SprtSpec | None = None, field: bool = False, adjust: bool = False):
         self.candidate, self.baseline, self.spec, self.field = (candidate, baseline, sprt,
                                                                 field)
+        self.adjust = adjust
         self.seatings = 2 if field else seatings
         self.pairs = [0, 0, 0, 0, 0]  # LL, LD, DD+WL, WD, WW for the candidate
         self.table: dict[float, int] = {}  # pair score -> pairs, in a field
+        self.adjusted: dict[float, int] = {}  # luck-adjusted pair score -> pairs
         self.games = [0, 0, 0]  # the candidate's wins, draws, losses (in a field: pairs')
         self.deal: list = []
+        self.deal_adjusted: list = []
         self.decision: str | None = None
 
-    def add(self, seats, ranks) -> bool:
-        """Count one fixture; True when the SPRT has decided with it (the match ends)."""
+    def add(self, seats, ranks, luck=None) -> bool:
+        """Count one fixture (``luck``: its seats' luck, needed when adjusted); True when
+        the SPRT has decided with it (the match ends)."""
+        if self.adjust and luck is None:
+            raise ArenaError("a luck-adjusted match needs each fixture's luck")
         if self.field:
-            self.deal.append((seats, ranks))
+            self.deal.append((seats, ranks, luck))
             if len(self.deal) < 2:
                 return False
-            (mine, my_ranks), (theirs, their_ranks) = self.deal
+            (mine, my_ranks, my_luck), (theirs, their_ranks, their_luck) = self.deal
             seat = next(i for i, (a, b) in enumerate(zip(mine, theirs, strict=True)) if a != b)
             gap = seat_place(my_ranks, seat) - seat_place(their_ranks, seat)
             self.games[0 if gap > 0 else 1 if gap == 0 else 2] += 1
             pair = round(0.5 + gap / 2, 9)
             self.table[pair] = self.table.get(pair, 0) + 1
+            if self.adjust:
+                self._count(0.5 + (gap - my_luck[seat] + their_luck[seat]) / 2)
         else:
             best = best_places(seats, ranks)
             mine, theirs = best[self.candidate], best[self.baseline]
             score = 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
             self.games[2 - int(2 * score)] += 1
             self.deal.append(score)
+            if self.adjust:
+                self.deal_adjusted.append(score - self._luck_gap(seats, luck))
             if len(self.deal) < self.seatings:
                 return False
             self.pairs[round(4 * sum(self.deal) / len(self.deal))] += 1
-        self.deal = []
+            if self.adjust:
+                self._count(sum(self.deal_adjusted) / len(self.deal_adjusted))
+        self.deal, self.deal_adjusted = [], []
         if self.spec is not None:
             self.decision = self.sprt().decision
         return self.decision is not None
 
+    def _luck_gap(self, seats, luck) -> float:
+        """What the luck added to the candidate's game score: ``(luck_c - luck_b) / (2 g)``
+        (class docstring), from the first seat of each."""
+        c, b = seats.index(self.candidate), seats.index(self.baseline)
+        won = place_scores([1 if bot == self.candidate else 2 for bot in seats])
+        return (luck[c] - luck[b]) / (2 * (won[c] - won[b]))
+
+    def _count(self, pair: float) -> None:
+        pair = round(pair, 9) + 0.0
+        self.adjusted[pair] = self.adjusted.get(pair, 0) + 1
+
     def scores(self) -> dict[float, float]:
-        """The table of pair scores (``arena.leagues.stats``)."""
+        """The table of pair scores (``arena.leagues.stats``): luck-adjusted when the
+        match is."""
+        return dict(self.adjusted) if self.adjust else self.raw_scores()
+
+    def raw_scores(self) -> dict[float, float]:
+        """The table of the pairs' raw scores."""
         return dict(self.table) if self.field else stats.pentanomial(self.pairs)
 
     @property
@@ -117,9 +156,14 @@ class Tally:
         s = self.spec
         return None if s is None else stats.sprt(self.scores(), s.elo0, s.elo1, s.alpha, s.beta)
 
+    def raw_estimate(self) -> stats.Estimate:
+        return stats.estimate(self.raw_scores())
+
     def to_json(self) -> dict:
         e, test = self.estimate(), self.sprt()
+        raw = self.raw_estimate()
         return {"candidate": self.candidate, "baseline": self.baseline,
+                "adjust": "luck" if self.adjust else None,
                 "pairs": self.pair_count,
                 "games": self.pair_count * 2 if self.field else sum(self.games),
                 "wins": self.games[0], "draws": self.games[1], "losses": self.games[2],
@@ -130,6 +174,12 @@ class Tally:
                 "elo": _finite(e.elo), "elo_error": _finite(e.elo_error),
                 "elo_low": _finite(e.elo_low), "elo_high": _finite(e.elo_high),
                 "los": round(e.los, 6),
+                "raw": None if not self.adjust else {
+                    "score": round(raw.score, 6), "elo": _finite(raw.elo),
+                    "elo_error": _finite(raw.elo_error), "elo_low": _finite(raw.elo_low),
+                    "elo_high": _finite(raw.elo_high), "los": round(raw.los, 6),
+                    "variance": round(raw.variance, 9)},
+                "variance": round(e.variance, 9),
                 "sprt": None if test is None else {
                     **asdict(self.spec), "llr": round(test.llr, 6),
                     "lower": round(test.lower, 6), "upper": round(test.upper, 6),
@@ -146,9 +196,7 @@ def best_places(seats, ranks) -> dict[str, int]:
 
 def seat_place(ranks, seat: int) -> float:
     """A seat's game score by place: the share of the other seats it beat, a tie half."""
-    mine = ranks[seat]
-    below = sum(r > mine for r in ranks) + 0.5 * (sum(r == mine for r in ranks) - 1)
-    return below / (len(ranks) - 1)
+    return place_scores(ranks)[seat]
 
 
 def _finite(x: float) -> float | None:
@@ -159,7 +207,8 @@ def tally_for(defn) -> Tally:
     """An empty tally for a match's definition."""
     candidate, baseline = defn.bots[:2]
     return Tally(candidate, baseline, defn.seatings,
-                 SprtSpec.parse(defn.sprt) if defn.sprt else None, bool(defn.field))
+                 SprtSpec.parse(defn.sprt) if defn.sprt else None, bool(defn.field),
+                 defn.adjust == "luck")
 
 
 def summary(engine, defn, season_id: int) -> Tally:
@@ -167,7 +216,7 @@ def summary(engine, defn, season_id: int) -> Tally:
     from .. import db
 
     tally = tally_for(defn)
-    for _, _, seats, ranks, _, _ in db.season_results(engine, season_id):
-        if tally.add(seats, ranks):
+    for _, _, seats, ranks, _, _, luck in db.season_results(engine, season_id, luck=True):
+        if tally.add(seats, ranks, luck):
             break
     return tally

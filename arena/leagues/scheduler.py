@@ -29,6 +29,7 @@ yet stored.
 from __future__ import annotations
 
 import ctypes
+import json
 import math
 import os
 import random
@@ -42,6 +43,7 @@ from itertools import combinations, groupby, islice, permutations
 from ..cards import derive_seed, keyed_seed, new_secret
 from ..errors import ArenaError
 from ..games import zero_sum_scores
+from ..luck import match_luck
 from ..plugins import Registry
 from ..referee import play_match
 from ..sandbox.bot import make_bot
@@ -83,6 +85,9 @@ class SeasonDef:
     #: (``arena.sandbox.inflight``); the results are the same for any value. A season stored
     #: without it was played one match at a time (1).
     inflight: int = DEFAULT_INFLIGHT
+    #: "luck": each match's seats' luck is computed as it is played and stored with it
+    #: (``arena.luck``), for luck-adjusted scores; "" none
+    adjust: str = ""
 
     @classmethod
     def stored(cls, name: str, game: str, variant: str, players: int, bots, rounds: int,
@@ -95,7 +100,7 @@ class SeasonDef:
                    options.get("every_seating", False), options.get("draw_partners", False),
                    secret, options.get("config", ""), options.get("kind", "season"),
                    options.get("sprt", ""), tuple(options.get("field", ())),
-                   options.get("inflight", 1))
+                   options.get("inflight", 1), options.get("adjust", ""))
 
     @property
     def group(self) -> int:
@@ -260,7 +265,7 @@ def _registry(bots_dirs: tuple[str, ...], submitted: tuple = ()) -> Registry:
 
 def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits: str,
                batch: list[Fixture], secret: str, submitted: tuple = (),
-               inflight: int = 1, hashes: tuple = ()) -> list[dict]:
+               inflight: int = 1, hashes: tuple = (), adjust: str = "") -> list[dict]:
     """Run in a worker: play the fixtures of one batch, return plain results.
 
     Every seat of a match is its own sandboxed process - a bot that plays both seats of a
@@ -276,7 +281,22 @@ def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits:
     that many matches at a time, their moves asked of each process together
     (``arena.sandbox.inflight``), with the same results. ``hashes``: ``(bot, code hash)`` as the
     season recorded them; a bot whose code has changed since does not play (ArenaError:
-    the season stops, and resumes once its code is restored)."""
+    the season stops, and resumes once its code is restored). ``adjust="luck"``: each
+    result also holds its seats' ``luck`` (``arena.luck``), computed here, beside the play.
+    """
+    out = _play_batch(game_name, variant, bots_dirs, limits, batch, secret, submitted,
+                      inflight, hashes)
+    if adjust == "luck":
+        game = _registry(bots_dirs, submitted).game(game_name)
+        for r in out:
+            r["luck"] = match_luck(game, variant, len(r["seats"]), r["seed"],
+                                   json.loads(r["replay"]), secret)
+    return out
+
+
+def _play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits: str,
+                batch: list[Fixture], secret: str, submitted: tuple, inflight: int,
+                hashes: tuple) -> list[dict]:
     registry = _registry(bots_dirs, submitted)
     recorded = dict(hashes)
 
@@ -354,7 +374,8 @@ def suspended_result(fx: Fixture, suspended: set[str]) -> dict:
     return {"fixture": fx.index, "seed": fx.seed, "seats": list(fx.seats), "duration": 0.0,
             "result": {"ranks": ranks, "scores": zero_sum_scores(ranks), "reason": "suspended",
                        "moves": 0, "faults": ["suspended" if o else None for o in out]},
-            "replay": "[]", "logs": {}}
+            "replay": "[]", "logs": {},
+            "luck": [0.0] * len(out)}  # no deal was played: no luck
 
 
 def batches(defn: SeasonDef, done: set[int]) -> Iterator[list[Fixture]]:
@@ -392,7 +413,7 @@ def run(defn: SeasonDef, done: set[int], executor: Executor, store: Callable[[li
             if batch:
                 pending.add(executor.submit(play_batch, defn.game, defn.variant, bots_dirs,
                                             defn.limits, batch, defn.secret, submitted,
-                                            defn.inflight, hashes))
+                                            defn.inflight, hashes, defn.adjust))
                 return True
         return False
 

@@ -1,0 +1,148 @@
+"""Luck: how much each chance event of a match gave each seat, for luck-adjusted scores.
+
+The chance terms of AIVAT (Burch, Schmid, Moravcik, Morrill and Bowling, "AIVAT: A New
+Variance Reduction Technique for Agent Evaluation in Imperfect Information Games", AAAI
+2018). At every chance event - the deal, and every move that shows a seat a card nobody had
+seen (a stock card drawn, a face-down card turned, a kitty taken or turned up, the next deal
+of a Tractor match) - the referee, which sees the whole state, takes for each seat
+
+    correction = value(after the event) - mean of value over the event's outcomes
+
+and a seat's *luck* is the sum of its corrections over the match. Its adjusted score is
+its raw score minus its luck (``arena.leagues.match``).
+
+Why the mean of a correction is zero, whatever the value function:
+
+* The *value* is a fixed function of what the seats know between them (``luck_value``
+  below, from the game's ``luck_features``): it never reads a card nobody has seen.
+* Given everything the seats have seen, the cards nobody has seen are a uniformly shuffled
+  deck in their places (the deal shuffled them uniformly, and no seat's choice depended on
+  them: a bot sees only its own observation). The game's ``redealt`` puts those cards back
+  in their places in any order (and draws afresh what the engine would draw later, a Tractor
+  match's next deals), so a state redealt from a uniform shuffle of ``unseen`` is distributed
+  exactly as the true state is, given what is known.
+* So the value after the event, with the action the seat took, has the same expectation as
+  the value after the same action in a redealt state: the mean over the event's outcomes.
+  The correction's expectation, given the match so far, is zero; so is the luck's, and the
+  adjusted score's expectation is the raw score's - for any bots and any value function.
+
+The outcomes are every arrangement of the unseen cards when there are no more than
+``samples`` of them (exact), else ``samples`` redealt states drawn from a generator keyed
+by the season's secret and the deal's seed (an unbiased estimate of the mean; the same
+draws on every machine, in every worker, after any resume). A better value function only
+lowers the variance of the adjusted score; it never moves its mean. The deal is the first
+event: its outcomes are fresh deals of the same variant and seats.
+
+A move that shows nobody a new card has no correction: its outcomes all have the value it
+has. The engine says which moves those are by the number of its unseen cards, which a
+chance event changes.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from itertools import permutations
+
+from .cards import PUBLIC_SECRET, keyed_seed
+
+#: redealt states per chance event (fewer when the unseen cards have fewer arrangements)
+SAMPLES = 8
+
+
+def place_scores(ranks: list[int]) -> list[float]:
+    """Each seat's score by place: the share of the other seats it beat, a tie half (what
+    ``arena match`` scores a game by)."""
+    n = len(ranks)
+    return [(sum(r > mine for r in ranks) + 0.5 * (sum(r == mine for r in ranks) - 1))
+            / (n - 1) for mine in ranks]
+
+
+def luck_value(game, state) -> list[float]:
+    """Each seat's value of ``state``, in place-score units (0: last, 1: first): at the
+    end the place scores, before it ``1/2 + w . (f_seat - mean f_others)`` with the game's
+    fitted ``luck_weights`` ``w`` over its ``luck_features`` ``f`` - what the seats know
+    between them, never a card nobody has seen. In a team game each seat's features are its
+    team's."""
+    if state.is_over():
+        return place_scores(state.result().ranks)
+    features = game.luck_features(state)
+    weights = game.luck_weights
+    n = len(features)
+    totals = [sum(column) for column in zip(*features, strict=True)]
+    out = []
+    for f in features:
+        value = 0.5
+        for w, mine, total in zip(weights, f, totals, strict=True):
+            value += w * (mine - (total - mine) / (n - 1))
+        out.append(value)
+    return out
+
+
+def outcomes(game, state, rng: random.Random, samples: int = SAMPLES) -> list:
+    """The states ``state`` could be, given what the seats know: every arrangement of its
+    unseen cards when they have at most ``samples`` (each distinct arrangement once: equally
+    likely), else ``samples`` uniform redeals."""
+    unseen = game.unseen(state)
+    if _arrangements(unseen) <= samples and not game.later_chance(state):
+        return [game.redealt(state, list(order), rng)
+                for order in sorted(set(permutations(unseen)))]
+    out = []
+    for _ in range(samples):
+        cards = list(unseen)
+        rng.shuffle(cards)
+        out.append(game.redealt(state, cards, rng))
+    return out
+
+
+def _arrangements(cards: list) -> int:
+    """Distinct orders of ``cards`` (a multiset)."""
+    counts: dict = {}
+    for c in cards:
+        counts[c] = counts.get(c, 0) + 1
+    return math.factorial(len(cards)) // math.prod(map(math.factorial, counts.values()))
+
+
+def correction(game, before, action, after, rng: random.Random,
+               samples: int = SAMPLES) -> list[float]:
+    """Each seat's correction for ``action`` taken in ``before`` (leading to ``after``):
+    its value after it minus the mean over the outcomes of ``before``."""
+    now = luck_value(game, after)
+    alternatives = outcomes(game, before, rng, samples)
+    means = [0.0] * len(now)
+    for alt in alternatives:
+        alt.apply(action)
+        for seat, v in enumerate(luck_value(game, alt)):
+            means[seat] += v
+    return [v - m / len(alternatives) for v, m in zip(now, means, strict=True)]
+
+
+def deal_correction(game, variant: str, state, rng: random.Random,
+                    samples: int = SAMPLES) -> list[float]:
+    """Each seat's correction for the deal: the value of the dealt state minus the mean over
+    ``samples`` fresh deals of the same variant and seats."""
+    now = luck_value(game, state)
+    means = [0.0] * len(now)
+    for _ in range(samples):
+        fresh = game.new_state(variant, len(now), rng.getrandbits(63))
+        for seat, v in enumerate(luck_value(game, fresh)):
+            means[seat] += v
+    return [v - m / samples for v, m in zip(now, means, strict=True)]
+
+
+def match_luck(game, variant: str, players: int, seed: int, actions: list,
+               secret: str = PUBLIC_SECRET, samples: int = SAMPLES) -> list[float]:
+    """Each seat's luck in the match ``(seed, actions)``: the sum of its corrections over
+    the deal and every move that showed a seat an unseen card. Reproducible to the bit from
+    the same arguments (its draws are keyed by ``secret`` and ``seed``)."""
+    rng = random.Random(keyed_seed(secret, "luck", seed))
+    state = game.new_state(variant, players, seed)
+    luck = deal_correction(game, variant, state, rng, samples)
+    for action in actions:
+        before = state.copy()
+        hidden = len(game.unseen(before))
+        state.apply(action)
+        if len(game.unseen(state)) != hidden:
+            for seat, c in enumerate(correction(game, before, action, state, rng, samples)):
+                luck[seat] += c
+    return luck
