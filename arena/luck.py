@@ -67,7 +67,7 @@ def luck_value(game, state) -> list[float]:
     if state.is_over():
         return place_scores(state.result().ranks)
     features = game.luck_features(state)
-    weights = game.luck_weights
+    weights = luck_weights(game, getattr(state, "variant", game.default_variant))
     n = len(features)
     totals = [sum(column) for column in zip(*features, strict=True)]
     out = []
@@ -77,6 +77,13 @@ def luck_value(game, state) -> list[float]:
             value += w * (mine - (total - mine) / (n - 1))
         out.append(value)
     return out
+
+
+def luck_weights(game, variant: str) -> tuple[float, ...]:
+    """The game's luck weights for ``variant`` (``Game.luck_weights``: one tuple, or one
+    per variant); empty when it has none."""
+    weights = game.luck_weights
+    return weights.get(variant, ()) if isinstance(weights, dict) else weights
 
 
 def outcomes(game, state, rng: random.Random, samples: int = SAMPLES) -> list:

@@ -127,9 +127,10 @@ class Game:
 
     # -- luck (``arena.luck``): what a chance event gave each seat ----------------------
 
-    #: The fitted weights of ``luck_features`` (empty: the game has no luck model, and
-    #: ``arena match --adjust luck`` says so). ``benchmarks/fit_luck.py`` fits them.
-    luck_weights: tuple[float, ...] = ()
+    #: The fitted weights of ``luck_features``, for every variant or by variant (empty: no
+    #: luck model, and ``arena match --adjust luck`` says so). ``benchmarks/fit_luck.py``
+    #: fits them.
+    luck_weights: tuple[float, ...] | dict[str, tuple[float, ...]] = ()
 
     def luck_features(self, state) -> list[list[float]]:
         """Per seat, numbers that tell how well that seat stands, read only from what the

@@ -437,6 +437,49 @@ class Cherki(Game):
     #: has discarded since)
     rules_version = 3
 
+    # -- luck (arena.luck) ---------------------------------------------------------------
+
+    #: ``luck_features``' weights: ``python benchmarks/fit_luck.py --game cherki --games
+    #: 2000`` (R^2 0.126 over every state of those games)
+    luck_weights = (0.303037, 1.84752, 0.0935519, 0.130366, 0.067024, 0.0959031, -0.000177037)
+
+    def luck_features(self, state: CherkiState) -> list[list[float]]:
+        """Per seat: whether it has called; a caller's chance to win on a draw (copies of its
+        pair's kind left in the stock over the stock's size); for one that has not called,
+        whether its hand is ready, its kinds held three or more times and twice, and those
+        held twice when it has two triples already; whether it is to move. What the seats
+        know between them: every hand, so what the stock holds (not its order)."""
+        left = [0] * 12
+        for f in state.stock:
+            left[KIND[f]] += 1
+        stock = max(1, len(state.stock))
+        out = []
+        for p in range(3):
+            kinds = state.kinds[p]
+            called = state.locked[p] is not None
+            triples = sum(k >= 3 for k in kinds)
+            pairs = sum(k == 2 for k in kinds)
+            out.append([
+                1.0 if called else 0.0,
+                left[state.locked[p]] / stock if called else 0.0,
+                0.0 if called else float(bool(ready_pairs(kinds))),
+                0.0 if called else float(min(triples, 2)),
+                0.0 if called else float(pairs),
+                0.0 if called or triples < 2 else float(pairs),
+                1.0 if state.to_move == p else 0.0,
+            ])
+        return out
+
+    def unseen(self, state: CherkiState) -> list[int]:
+        """The stock, bottom first: every hand is known to its owner, every discard to all."""
+        return list(state.stock)
+
+    def redealt(self, state: CherkiState, cards: list, rng: random.Random) -> CherkiState:
+        """A copy with the stock in the order ``cards`` (nothing is drawn later)."""
+        new = state.copy()
+        new.stock = list(cards)
+        return new
+
     def new_state(self, variant: str, players: int, seed: int,
                   record: bool = False) -> CherkiState:
         self.check(variant, players)

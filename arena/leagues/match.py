@@ -85,6 +85,7 @@ class Tally:
         self.pairs = [0, 0, 0, 0, 0]  # LL, LD, DD+WL, WD, WW for the candidate
         self.table: dict[float, int] = {}  # pair score -> pairs, in a field
         self.adjusted: dict[float, int] = {}  # luck-adjusted pair score -> pairs
+        self.moments = (0, 0.0, 0.0)  # their count, sum and sum of squares, in order
         self.games = [0, 0, 0]  # the candidate's wins, draws, losses (in a field: pairs')
         self.deal: list = []
         self.deal_adjusted: list = []
@@ -135,6 +136,8 @@ class Tally:
     def _count(self, pair: float) -> None:
         pair = round(pair, 9) + 0.0
         self.adjusted[pair] = self.adjusted.get(pair, 0) + 1
+        n, total, squares = self.moments
+        self.moments = (n + 1, total + pair, squares + pair * pair)
 
     def scores(self) -> dict[float, float]:
         """The table of pair scores (``arena.leagues.stats``): luck-adjusted when the
@@ -153,8 +156,17 @@ class Tally:
         return stats.estimate(self.scores())
 
     def sprt(self) -> stats.Sprt | None:
+        """The SPRT so far: on adjusted pair scores (any value) the normal approximation
+        from their running moments, in constant time a pair; else fishtest's GSPRT."""
         s = self.spec
-        return None if s is None else stats.sprt(self.scores(), s.elo0, s.elo1, s.alpha, s.beta)
+        if s is None:
+            return None
+        if self.adjust:
+            n, total, squares = self.moments
+            mean = total / n if n else 0.5
+            variance = max(0.0, squares / n - mean * mean) if n else 0.0
+            return stats.sprt_normal(n, mean, variance, s.elo0, s.elo1, s.alpha, s.beta)
+        return stats.sprt(self.scores(), s.elo0, s.elo1, s.alpha, s.beta)
 
     def raw_estimate(self) -> stats.Estimate:
         return stats.estimate(self.raw_scores())

@@ -19,6 +19,7 @@ from pathlib import Path
 from ..cards import PUBLIC_SECRET, keyed_seed, seeding
 from ..errors import ArenaError
 from ..games import Result
+from ..luck import match_luck
 
 MIN_SECRET = 16  # characters of a secret given in a file
 
@@ -114,6 +115,8 @@ def season_lines(engine, registry, row):
         logs = {str(s.seat): s.log for s in seats if s.log}
         if logs:
             line["logs"] = logs
+        if all(s.luck is not None for s in seats) and seats:
+            line["luck"] = [s.luck for s in seats]
         yield line
 
 
@@ -161,8 +164,9 @@ def verify_match(game, record: dict) -> str | None:
 
 def verify(registry, lines) -> tuple[int, list[str]]:
     """Check a ``play --json`` record or a season export: every deal seed follows from the
-    seed and secret given, and every match replays to its stored result. Returns the number
-    of matches checked and the problems found (one line each)."""
+    seed and secret given, every match replays to its stored result, and a match's luck
+    (``--adjust luck``) is what ``arena.luck`` computes from its deal and actions again.
+    Returns the number of matches checked and the problems found (one line each)."""
     from ..leagues.scheduler import SeasonDef
 
     problems, checked, season = [], 0, None
@@ -191,6 +195,13 @@ def verify(registry, lines) -> tuple[int, list[str]]:
         why = verify_match(game, line)
         if why:
             problems.append(f"{where}: {why}")
+        elif "luck" in line and (season is None or season.get("secret") is None):
+            problems.append(f"{where}: its luck cannot be checked without the season's secret")
+        elif "luck" in line and line["result"]["reason"] != "suspended" and line["luck"] != (
+                match_luck(game, line["variant"], len(line["seats"]), line["deal_seed"],
+                           [a["action"] if isinstance(a, dict) else a
+                            for a in line["actions"]], season["secret"])):
+            problems.append(f"{where}: its luck does not follow from its deal and actions")
         checked += 1
     return checked, problems
 
