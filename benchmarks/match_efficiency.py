@@ -11,6 +11,14 @@
     python benchmarks/match_efficiency.py --games vandtia --candidate ismcts:iterations=20 \
         --baseline ismcts:iterations=10 --sprt elo0=0,elo1=20
 
+With ``--adjust``, luck-adjusted scores (``arena match --adjust luck``, ``arena.luck``)
+beside raw ones: the SPRTs run both ways on the same seeds, and the fixed match is played
+adjusted, its pair variance adjusted against raw on the same pairs (below 1: fewer pairs to
+the same verdict, by that factor):
+
+    python benchmarks/match_efficiency.py --adjust --candidate ismcts:iterations=100 \
+        --baseline ismcts:iterations=50 --sprt elo0=0,elo1=30 --repeats 4 --pairs 200
+
 Each match is a real ``arena match`` (sandboxed bots, a temporary SQLite file).
 """
 
@@ -73,7 +81,11 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=300)
     parser.add_argument("--max-pairs", type=int, default=5000,
                         help="An SPRT that has not decided by then stops (decision None).")
+    parser.add_argument("--adjust", action="store_true",
+                        help="Compare luck-adjusted scores with raw ones.")
     args = parser.parse_args()
+    if args.adjust:
+        return adjusted(args)
     candidate, baseline = args.candidate, args.baseline
     with tempfile.TemporaryDirectory() as tmp:
         for game in args.games.split(","):
@@ -96,6 +108,36 @@ def main() -> None:
                   f"{needed} (median {statistics.median(needed):g}), decisions {decisions}; "
                   f"{out['pairs']} pairs: Elo {out['elo']:+.1f}, pair variance / (2 x game "
                   f"variance) = {ratio:.2f}", flush=True)
+
+
+def adjusted(args) -> None:
+    """``--adjust``: raw against luck-adjusted, per game."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for game in args.games.split(","):
+            extra = GAMES[game]
+            needed: dict[str, list] = {"raw": [], "luck": []}
+            decisions: dict[str, list] = {"raw": [], "luck": []}
+            for seed in range(args.repeats):
+                for way in needed:
+                    out = match(os.path.join(tmp, f"{game}.db"), args.candidate,
+                                args.baseline, extra, "--sprt", args.sprt, "--seed",
+                                str(seed), "--games", str(2 * args.max_pairs),
+                                "--adjust", "luck" if way == "luck" else "none",
+                                "--name", f"sprt-{game}-{seed}-{way}")
+                    needed[way].append(out["pairs"])
+                    decisions[way].append(out["sprt"]["decision"])
+            out = match(os.path.join(tmp, f"{game}-fixed.db"), args.candidate, args.baseline,
+                        extra, "--seed", "99", "--games", str(2 * args.pairs), "--adjust",
+                        "luck", "--name", "fixed")
+            ratio = out["variance"] / out["raw"]["variance"]
+            print(f"{game}: {args.candidate} vs {args.baseline}, {out['pairs']} pairs: Elo "
+                  f"{out['elo']:+.1f} ± {out['elo_error']:.1f} adjusted, "
+                  f"{out['raw']['elo']:+.1f} ± {out['raw']['elo_error']:.1f} raw; pair "
+                  f"variance adjusted / raw = {ratio:.2f}", flush=True)
+            for way in needed:
+                print(f"  SPRT {args.sprt}, {way}: pairs needed {needed[way]} (median "
+                      f"{statistics.median(needed[way]):g}), decisions {decisions[way]}",
+                      flush=True)
 
 
 if __name__ == "__main__":

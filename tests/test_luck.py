@@ -240,3 +240,32 @@ def test_the_deal_correction_compares_the_deal_with_fresh_ones():
     assert one != match_luck(VANDTIA, "cardems", 2, 4, match.actions, "s2")
     assert abs(sum(one)) < 1e-9  # two seats: what one gains the other loses
     assert place_scores([1, 2, 2]) == [1.0, 0.25, 0.25]
+
+
+def test_a_season_run_with_adjust_luck_shows_luck_adjusted_pairs(tmp_path):
+    """``season run --adjust luck`` stores each match's luck; ``season show --pairs`` then
+    scores the pairs of bots on adjusted games - the same deals and results as without."""
+    import subprocess
+    import sys
+
+    def arena(*args):
+        out = subprocess.run([sys.executable, "-m", "arena", "--db",
+                              f"sqlite:///{tmp_path}/s.db", *args], capture_output=True,
+                             text=True)
+        assert out.returncode == 0, out.stderr
+        return out.stdout
+
+    for name, adjust in (("plain", "none"), ("lucky", "luck")):
+        arena("season", "run", "vandtia", "--bots", "greedy,random", "--rounds", "6",
+              "--seed", "2", "--public-seed", "--name", name, "--adjust", adjust)
+    plain, lucky = (arena("season", "show", name, "--pairs") for name in ("plain", "lucky"))
+    assert "luck-adjusted" in lucky and "luck-adjusted" not in plain
+    row = [line for line in lucky.splitlines() if line.startswith("greedy vs random")]
+    assert row and row[0] not in plain  # other scores on the same deals
+    from arena import db
+
+    engine = db.connect(f"sqlite:///{tmp_path}/s.db")
+    rows = [list(db.season_results(engine, db.get_season(engine, n).id, luck=True))
+            for n in ("plain", "lucky")]
+    assert [r[:6] for r in rows[0]] == [r[:6] for r in rows[1]]
+    assert all(r[6] is None for r in rows[0]) and all(len(r[6]) == 2 for r in rows[1])

@@ -181,3 +181,43 @@ def test_a_field_match_plays_each_deal_in_every_seat_for_both_bots_beside_the_sa
     assert {i for (_, _, a, _, _, _), (_, _, b, _, _, _) in zip(stored[::2], stored[1::2],
                                                                strict=True)
             for i in range(3) if a[i] != b[i]} == {0, 1, 2}  # every seat taken in turn
+
+
+LUCK = ("greedy", "first", "--adjust", "luck", "--seed", "4", "--public-seed", "--games",
+        "240", "--format", "json", "--name", "m", "--inflight", "4")
+
+
+@pytest.mark.serial
+@pytest.mark.slow
+def test_a_luck_adjusted_match_is_the_same_with_one_or_two_workers_and_after_sigkill(tmp_path):
+    """Each match's luck is computed where it is played, from its deal, its actions and the
+    secret: the figures do not depend on the workers or on a kill -9 and resume, and an
+    export of the match verifies - its luck recomputed - until a luck is altered."""
+    whole = result(arena(*LUCK, "--workers", "2", db_path=tmp_path / "whole.db"))
+    assert whole["adjust"] == "luck" and whole["pairs"] == 120
+    assert whole["raw"]["score"] != whole["score"]
+    assert whole["raw"]["elo_low"] < whole["elo"] < whole["raw"]["elo_high"]
+    assert result(arena(*LUCK, "--workers", "1", db_path=tmp_path / "one.db")) == whole
+    killed = tmp_path / "killed.db"
+    proc = arena(*LUCK, "--workers", "2", db_path=killed, start_new_session=True)
+    stored = wait_for_matches(killed, 1, proc)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert stored < 240
+    assert result(arena(*LUCK, db_path=killed)) == whole
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "arena", "--db", f"sqlite:///{killed}",
+                               *args], capture_output=True, text=True)
+
+    export = tmp_path / "m.jsonl"
+    export.write_text(cli("season", "export", "m").stdout)
+    lines = [json.loads(line) for line in export.read_text().splitlines()]
+    assert all(len(line["luck"]) == 2 for line in lines[1:])
+    checked = cli("verify", str(export))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    lines[5]["luck"][0] += 1e-9
+    export.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    checked = cli("verify", str(export))
+    assert checked.returncode != 0
+    assert "its luck does not follow from its deal and actions" in checked.stdout + checked.stderr

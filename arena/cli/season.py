@@ -142,6 +142,10 @@ def season() -> None:
 @click.option("--inflight", type=click.IntRange(min=1), metavar="K",
               help="Matches each worker plays side by side, their moves asked of each bot "
               "process together (default: 16; the results do not depend on it).")
+@click.option("--adjust", type=click.Choice(["none", "luck"]), default="none",
+              show_default=True,
+              help="luck: store each match's luck of the cards with it, for luck-adjusted "
+              "pair scores in 'season show --pairs'.")
 @secret_options
 @click.pass_context
 def season_run(ctx, config_path, **options) -> None:
@@ -159,10 +163,11 @@ def season_run(ctx, config_path, **options) -> None:
 
 def _start_season(registry, config, game, variant, players, bots, rounds, seed, name, workers,
                   executor, scheduler, batch, limits, suspend_after, mixed_teams, inflight,
-                  secret_from, public_seed) -> None:
+                  secret_from, public_seed, adjust="none") -> None:
     from .. import db
     from ..leagues import league
     from ..leagues.scheduler import DEFAULT_INFLIGHT, SeasonDef, default_batch
+    from ..luck import luck_weights
 
     if not game:
         raise ArenaError("season run needs a GAME (or --config FILE naming one)")
@@ -171,13 +176,17 @@ def _start_season(registry, config, game, variant, players, bots, rounds, seed, 
     g = registry.game(game)
     variant = g.check(variant)
     players = players or g.variants[variant][0]
+    if adjust == "luck" and not luck_weights(g, variant):
+        raise ArenaError(f"{g.title} {variant} has no luck model: --adjust luck is not "
+                         "offered for it")
     seed = secrets.randbelow(2**31) if seed is None else seed
     defn = SeasonDef(name or f"{game}-{variant}-{seed}", game, variant, players,
                      _bots(bots, registry, game),
                      rounds, seed, batch or 1, limits, suspend_after,
                      0 if mixed_teams else g.teams, g.seatings == "all",
                      bool(mixed_teams and g.teams), secret_of(secret_from, public_seed),
-                     config, inflight=inflight or DEFAULT_INFLIGHT)
+                     config, inflight=inflight or DEFAULT_INFLIGHT,
+                     adjust="" if adjust == "none" else adjust)
     if not batch:
         defn = replace(defn, batch=default_batch(g, defn))
     engine = _engine(registry, create=True)
@@ -251,8 +260,10 @@ def season_show(registry, name, list_matches, pairs) -> None:
     _show_leaderboard(engine, registry, row)
     print_renderable(views.crosstable(results, json.loads(row.bots)))
     if pairs:
-        table = views.pairwise_table(views.pairwise(db.season_results(engine, row.id),
-                                                    json.loads(row.bots)))
+        table = views.pairwise_table(
+            views.pairwise(db.season_results(engine, row.id, luck=True),
+                           json.loads(row.bots)),
+            adjusted=json.loads(row.options).get("adjust") == "luck")
         if table is not None:
             print_renderable(table)
     matches = [(m.id, m.fixture, [s.bot for s in seats], [s.rank for s in seats], m.reason,
@@ -295,7 +306,7 @@ def season_export(registry, name, output) -> None:
 CONFIG_KEYS = {"game": str, "variant": str, "players": int, "bots": list, "rounds": int,
                "seed": int, "name": str, "workers": int, "executor": str, "scheduler": str,
                "batch": int, "limits": str, "suspend_after": int, "mixed_teams": bool,
-               "secret_from": str, "public_seed": bool, "inflight": int}
+               "secret_from": str, "public_seed": bool, "inflight": int, "adjust": str}
 
 
 def read_config(path: str) -> tuple[str, dict]:
@@ -324,6 +335,8 @@ def read_config(path: str) -> tuple[str, dict]:
             raise ArenaError(f"{path}: {key} must be at least {least}")
     if data.get("executor", "local") not in ("local", "dask"):
         raise ArenaError(f"{path}: executor must be \"local\" or \"dask\"")
+    if data.get("adjust", "none") not in ("none", "luck"):
+        raise ArenaError(f"{path}: adjust must be \"none\" or \"luck\"")
     if "bots" in data:
         data["bots"] = ",".join(data["bots"])
     return text, data

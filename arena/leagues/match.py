@@ -115,7 +115,8 @@ class Tally:
             self.games[2 - int(2 * score)] += 1
             self.deal.append(score)
             if self.adjust:
-                self.deal_adjusted.append(score - self._luck_gap(seats, luck))
+                self.deal_adjusted.append(
+                    score - luck_gap(seats, luck, self.candidate, self.baseline))
             if len(self.deal) < self.seatings:
                 return False
             self.pairs[round(4 * sum(self.deal) / len(self.deal))] += 1
@@ -125,13 +126,6 @@ class Tally:
         if self.spec is not None:
             self.decision = self.sprt().decision
         return self.decision is not None
-
-    def _luck_gap(self, seats, luck) -> float:
-        """What the luck added to the candidate's game score: ``(luck_c - luck_b) / (2 g)``
-        (class docstring), from the first seat of each."""
-        c, b = seats.index(self.candidate), seats.index(self.baseline)
-        won = place_scores([1 if bot == self.candidate else 2 for bot in seats])
-        return (luck[c] - luck[b]) / (2 * (won[c] - won[b]))
 
     def _count(self, pair: float) -> None:
         pair = round(pair, 9) + 0.0
@@ -196,6 +190,17 @@ class Tally:
                     **asdict(self.spec), "llr": round(test.llr, 6),
                     "lower": round(test.lower, 6), "upper": round(test.upper, 6),
                     "decision": test.decision}}
+
+
+def luck_gap(seats, luck, a: str, b: str) -> float:
+    """What the luck of the cards added to ``a``'s game score against ``b`` (1 placed above,
+    ½ level, 0 below): ``(luck_a - luck_b) / (2 g)``, each bot's luck at its first seat and
+    ``g`` the gap of their place scores when ``a`` alone wins - 1 with two seats, 2/3 for two
+    teams of two. A fixed factor for a given seating, so the adjusted score keeps the raw
+    one's mean (each luck's mean is zero) whatever the seating."""
+    i, j = seats.index(a), seats.index(b)
+    won = place_scores([1 if bot == a else 2 for bot in seats])
+    return (luck[i] - luck[j]) / (2 * (won[i] - won[j]))
 
 
 def best_places(seats, ranks) -> dict[str, int]:

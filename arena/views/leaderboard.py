@@ -14,7 +14,7 @@ from rich import box
 from rich.table import Table
 
 from ..leagues import stats
-from ..leagues.match import best_places
+from ..leagues.match import best_places, luck_gap
 
 FIELDS = ["rank", "bot", "mu", "sigma", "mu_low", "mu_high", "above_next", "score", "games",
           "wins", "draws", "losses", "win_rate", "mean_score", "total_score", "faults",
@@ -91,17 +91,22 @@ def pairwise(results, bots: list[str]) -> dict[tuple[str, str], stats.Estimate]:
     deals both played: a deal's score for ``a`` against ``b`` is the mean, over that deal's
     matches (its seatings), of 1 when ``a`` placed better than ``b``, ½ when equal, 0 when
     worse; the deals are the pairs of ``arena.leagues.stats``. ``results``: ``db.season_results``
-    rows ``(fixture, seed, seats, ranks, scores, faults)``; a bot holding several seats
-    counts with its best."""
+    rows ``(fixture, seed, seats, ranks, scores, faults[, luck])``; a bot holding several
+    seats counts with its best. Where every match holds its seats' luck (a season run with
+    ``--adjust luck``), each game's score is luck-adjusted as ``arena match`` adjusts it
+    (``arena.leagues.match.luck_gap``), and the estimates are of the adjusted deals."""
     order = {bot: i for i, bot in enumerate(bots)}
     deals: dict[tuple[str, str], dict[int, list[float]]] = {}
-    for _, seed, seats, ranks, _, _ in results:
+    for _, seed, seats, ranks, _, _, *luck in results:
+        luck = luck[0] if luck else None
         best = best_places(seats, ranks)
         for a, ra in best.items():
             for b, rb in best.items():
                 if (order.get(a, len(order)), a) < (order.get(b, len(order)), b):
-                    deals.setdefault((a, b), {}).setdefault(seed, []).append(
-                        1.0 if ra < rb else 0.5 if ra == rb else 0.0)
+                    score = 1.0 if ra < rb else 0.5 if ra == rb else 0.0
+                    if luck is not None:
+                        score = round(score - luck_gap(seats, luck, a, b), 9)
+                    deals.setdefault((a, b), {}).setdefault(seed, []).append(score)
     out = {}
     for (a, b), by_deal in deals.items():
         table: dict[float, int] = {}
@@ -113,11 +118,13 @@ def pairwise(results, bots: list[str]) -> dict[tuple[str, str], stats.Estimate]:
                                                             order.get(k[1], len(order)), k))}
 
 
-def pairwise_table(estimates: dict[tuple[str, str], stats.Estimate]) -> Table | None:
+def pairwise_table(estimates: dict[tuple[str, str], stats.Estimate],
+                   adjusted: bool = False) -> Table | None:
     if not estimates:
         return None
     t = grid("pair", "deals", "score", "Elo (95 %)", "LOS",
-             title="pairs (first vs second, on the same deals)", wrap=("pair",),
+             title="pairs (first vs second, on the same deals"
+             + ("; luck-adjusted)" if adjusted else ")"), wrap=("pair",),
              right=("deals", "score", "Elo (95 %)", "LOS"))
     for (a, b), e in estimates.items():
         t.add_row(f"{a} vs {b}", f"{e.pairs:.0f}",
