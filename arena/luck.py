@@ -43,11 +43,15 @@ from __future__ import annotations
 import math
 import random
 from itertools import permutations
+from operator import mul
 
 from .cards import PUBLIC_SECRET, keyed_seed
 
-#: redealt states per chance event (fewer when the unseen cards have fewer arrangements)
+#: outcomes enumerated whole up to this many arrangements of the unseen cards; fresh deals
+#: per deal correction, and redeals where nothing is unseen but later deals
 SAMPLES = 8
+#: rotations of a shuffle of the unseen cards, at most, per chance event (``outcomes``)
+ROTATIONS = 16
 
 
 def place_scores(ranks: list[int]) -> list[float]:
@@ -66,17 +70,11 @@ def luck_value(game, state) -> list[float]:
     team's."""
     if state.is_over():
         return place_scores(state.result().ranks)
-    features = game.luck_features(state)
     weights = luck_weights(game, getattr(state, "variant", game.default_variant))
-    n = len(features)
-    totals = [sum(column) for column in zip(*features, strict=True)]
-    out = []
-    for f in features:
-        value = 0.5
-        for w, mine, total in zip(weights, f, totals, strict=True):
-            value += w * (mine - (total - mine) / (n - 1))
-        out.append(value)
-    return out
+    # w . (f_s - (sum f - f_s) / (n - 1)) = (n w.f_s - sum of w.f) / (n - 1)
+    dots = [sum(map(mul, weights, f)) for f in game.luck_features(state)]
+    n, total = len(dots), sum(dots)
+    return [0.5 + (n * d - total) / (n - 1) for d in dots]
 
 
 def luck_weights(game, variant: str) -> tuple[float, ...]:
@@ -89,17 +87,24 @@ def luck_weights(game, variant: str) -> tuple[float, ...]:
 def outcomes(game, state, rng: random.Random, samples: int = SAMPLES) -> list:
     """The states ``state`` could be, given what the seats know: every arrangement of its
     unseen cards when they have at most ``samples`` (each distinct arrangement once: equally
-    likely), else ``samples`` uniform redeals."""
+    likely); else the *rotations* of one uniform shuffle of them - up to ``ROTATIONS``, evenly
+    spaced. Each rotation of a uniform shuffle is a uniform shuffle, so their mean is
+    unbiased; and every card lies in every place in exactly one of all ``n`` rotations, so a
+    move that shows one card (a draw, a flip) gets the exact mean over which card it is.
+    With nothing unseen (a Tractor match's deal about to end), ``samples`` redeals of the
+    later chance alone."""
     unseen = game.unseen(state)
     if _arrangements(unseen) <= samples and not game.later_chance(state):
         return [game.redealt(state, list(order), rng)
                 for order in sorted(set(permutations(unseen)))]
-    out = []
-    for _ in range(samples):
-        cards = list(unseen)
-        rng.shuffle(cards)
-        out.append(game.redealt(state, cards, rng))
-    return out
+    if not unseen:
+        return [game.redealt(state, [], rng) for _ in range(samples)]
+    base = list(unseen)
+    rng.shuffle(base)
+    n = len(base)
+    count = min(n, ROTATIONS)
+    return [game.redealt(state, base[k:] + base[:k], rng)
+            for k in (i * n // count for i in range(count))]
 
 
 def _arrangements(cards: list) -> int:

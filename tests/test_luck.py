@@ -13,7 +13,7 @@ from arena.games.tractor import GAME as TRACTOR
 from arena.games.vandtia import GAME as VANDTIA
 from arena.leagues import stats
 from arena.leagues.match import SprtSpec, Tally
-from arena.luck import correction, luck_value, match_luck, outcomes, place_scores
+from arena.luck import correction, luck_value, luck_weights, match_luck, outcomes, place_scores
 from arena.referee import play_match
 from arena.sandbox.bot import PythonBot
 from arena_bots.greedy import GreedyVandtia
@@ -33,6 +33,8 @@ def test_the_luck_model_reads_no_card_nobody_has_seen(game, variant, players):
     of what the seats know between them, which the correction's mean of zero rests on."""
     rng = random.Random(7)
     steps = 0
+    weights = luck_weights(game, variant)
+    assert weights
     for seed in range(3 if game is not TRACTOR else 1):
         state = game.new_state(variant, players, seed)
         while not state.is_over() and steps < 1500:
@@ -43,6 +45,7 @@ def test_the_luck_model_reads_no_card_nobody_has_seen(game, variant, players):
                 other = game.redealt(state, cards, rng)
                 assert sorted(game.unseen(other)) == sorted(unseen)
                 assert game.luck_features(other) == game.luck_features(state)
+                assert all(len(f) == len(weights) for f in game.luck_features(state))
                 assert luck_value(game, other) == luck_value(game, state)
             state.apply(rng.choice(state.legal_actions()))
             steps += 1
