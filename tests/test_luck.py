@@ -154,8 +154,8 @@ def _adjusted_match(game, variant, players, make, pairs, seed=0):
 
 
 CASES = {
-    "vandtia": (VANDTIA, "cardems", 2, GreedyVandtia, 300),
-    "cherki": (CHERKI, "standard", 3, GreedyCherki, 150),
+    "vandtia": (VANDTIA, "cardems", 2, GreedyVandtia, 200),
+    "cherki": (CHERKI, "standard", 3, GreedyCherki, 100),
     "tractor": (TRACTOR, "deal", 4, GreedyTractor, 60),
 }
 

@@ -155,7 +155,8 @@ def gauntlet_command(registry, candidate, against, fmt, name, seed, **options) -
         click.echo(json.dumps([_json(row, tally) for row, tally in done], indent=2))
         return
     t = grid("opponent", "pairs", "score", "Elo (95 %)", "LOS", "SPRT",
-             title=f"{candidate}: gauntlet {base}", wrap=("opponent",),
+             title=f"{candidate}: gauntlet {base}"
+             + (" (luck-adjusted)" if options["adjust"] == "luck" else ""), wrap=("opponent",),
              right=("pairs", "score", "Elo (95 %)", "LOS"))
     for _, tally in done:
         e, test = tally.estimate(), tally.sprt()
