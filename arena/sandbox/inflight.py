@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 
 from ..errors import BotFault
 from ..referee import Failed, match_steps, play_match
+from . import deltas
 from .bot import make_bot
 from .process import Limits, Worker
 
@@ -53,6 +54,8 @@ class Shared:
         self.entry, self.limits = entry, limits
         self.worker = Worker(entry.spec, limits)
         self.protocol: int | None = None  # known from its first ``ready``
+        self.deltas = False  # it asked for observation deltas (its first ``ready``)
+        self.sent: dict[int, dict] = {}  # the last observation sent, by match
         self.matches: set[int] = set()
         self.seen: set[int] = set()  # deal seeds it has had
         self.dead = False
@@ -64,15 +67,28 @@ class Shared:
     def start(self, key: int, info: dict) -> None:
         message = {"type": "start", "protocol": 2, "match": key, **info,
                    "limits": {"move_s": self.limits.move_s, "bank_s": self.limits.bank_s},
-                   "options": self.entry.spec.get("options", {})}
+                   "options": self.entry.spec.get("options", {}), "deltas": True}
         self.matches.add(key)
+        self.sent.pop(key, None)
         answer = self.worker.ask(message, "ready", self.limits.start_s)
         if self.protocol is None:
             self.protocol = 2 if answer.get("protocol") == 2 and answer.get("match") == key \
                 else 1
+            self.deltas = answer.get("deltas") is True
+
+    def request(self, key: int, observation: dict) -> dict:
+        """The observation of match ``key`` as this process gets it: whole, or as a delta
+        from the last one it was sent (``arena.sandbox.deltas``)."""
+        last = self.sent.get(key)
+        if self.deltas:
+            self.sent[key] = observation
+        if last is None:
+            return {"observation": observation}
+        return {"delta": deltas.diff(last, observation)}
 
     def end(self, key: int, result) -> None:
         self.matches.discard(key)
+        self.sent.pop(key, None)
         if self.dead:
             return
         message = {"type": "end", "result": result}
@@ -208,11 +224,12 @@ def _round(proc: Shared, lives: list, limits: Limits, lost, abandon, advance) ->
         return
     if proc.protocol == 2:
         message = {"type": "act", "requests": [
-            {"match": lv.fx.index, "observation": lv.ask[2], "legal": lv.ask[3]}
+            {"match": lv.fx.index, **proc.request(lv.fx.index, lv.ask[2]), "legal": lv.ask[3]}
             for lv in lives]}
     else:
         (live,) = lives  # a protocol-1 process serves one match
-        message = {"type": "act", "observation": live.ask[2], "legal": live.ask[3]}
+        message = {"type": "act", **proc.request(live.fx.index, live.ask[2]),
+                   "legal": live.ask[3]}
     seats = [lv.ask[1] for lv in lives]
     deadline = sum(limits.move_s + lv.banks[s] for lv, s in zip(lives, seats, strict=True))
     start = _clock()

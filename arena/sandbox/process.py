@@ -29,6 +29,7 @@ from pathlib import Path
 import orjson
 
 from ..errors import BotFault
+from . import deltas
 
 PROTOCOL = 1
 MAX_LINE = 1 << 20  # longest answer a bot may send (bytes)
@@ -479,12 +480,15 @@ _MISSING = object()
 class SandboxBot:
     """The Bot interface (``start``, ``act``, ``end``) over a worker process."""
 
-    def __init__(self, name: str, spec: dict, limits: Limits | None = None):
+    def __init__(self, name: str, spec: dict, limits: Limits | None = None,
+                 offer_deltas: bool = True):
         self.name, self.spec, self.limits = name, spec, limits or Limits()
+        self.offer_deltas = offer_deltas  # offer observation deltas at each start
         self.worker: Worker | None = Worker(spec, self.limits)  # boots while others do
         self.bank = self.limits.bank_s
         self.log = ""
         self.move_times: list[float] | None = None  # set to a list to record them
+        self.deltas, self.sent = False, None  # observation deltas: asked for, last sent
 
     def start(self, info: dict) -> None:
         if self.worker is None or not self.worker.alive:
@@ -493,17 +497,25 @@ class SandboxBot:
         self.bank = self.limits.bank_s
         message = {"type": "start", "protocol": PROTOCOL, **info,
                    "limits": {"move_s": self.limits.move_s, "bank_s": self.limits.bank_s},
-                   "options": self.spec.get("options", {})}
+                   "options": self.spec.get("options", {}), "deltas": self.offer_deltas}
         try:
-            self.worker.ask(message, "ready", self.limits.start_s)
+            answer = self.worker.ask(message, "ready", self.limits.start_s)
         except BotFault as fault:
             raise self._lost(fault) from None
+        self.deltas = answer.get("deltas") is True  # it asked for them (docs/protocol.md)
+        self.sent = None
 
     def act(self, observation: dict, legal: list):
         start = _clock()
+        if self.deltas and self.sent is not None:
+            message = {"type": "act", "delta": deltas.diff(self.sent, observation),
+                       "legal": legal}
+        else:
+            message = {"type": "act", "observation": observation, "legal": legal}
+        if self.deltas:
+            self.sent = observation
         try:
-            answer = self.worker.ask({"type": "act", "observation": observation, "legal": legal},
-                                     "action", self.limits.move_s + self.bank, start)
+            answer = self.worker.ask(message, "action", self.limits.move_s + self.bank, start)
             action = answer.get("action", _MISSING)
             if action is _MISSING:
                 raise self.worker.fault('protocol error: an action message without "action"')

@@ -32,7 +32,7 @@ import pluggy
 
 from .. import hookspecs
 from ..errors import crash_reason
-from . import confine, jail
+from . import confine, deltas, jail
 
 PROTOCOL = 2  # the newest this worker speaks; it answers 1 to a protocol-1 offer
 
@@ -118,6 +118,7 @@ def _serve(config: dict, inp, out) -> None:
         return
     player = act = None
     players: dict = {}  # protocol 2: a bot object per match in flight, by match key
+    seen: dict = {}  # the last whole observation of each match (key None: protocol 1)
     batch = getattr(factory, "act_batch", None)
     dumps, loads, newline, write = orjson.dumps, orjson.loads, orjson.OPT_APPEND_NEWLINE, out.write
     for line in inp:
@@ -127,10 +128,11 @@ def _serve(config: dict, inp, out) -> None:
             if kind == "act":  # the hot path
                 if "requests" in msg:
                     write(dumps({"type": "actions", "actions": _acts(players, batch,
-                                                                     msg["requests"])},
+                                                                     msg["requests"], seen)},
                                 option=newline))
                     continue
-                write(dumps({"type": "action", "action": act(msg["observation"], msg["legal"])},
+                write(dumps({"type": "action", "action": act(_observation(seen, None, msg),
+                                                             msg["legal"])},
                             option=newline))
                 continue
             if kind == "start":
@@ -141,9 +143,14 @@ def _serve(config: dict, inp, out) -> None:
                                                 "limits")}
                     player.start({**info, "options": {**options, **msg.get("options", {})}})
                 reply = {"type": "ready"}
+                key = None
                 if msg.get("protocol", 1) >= PROTOCOL and "match" in msg:
-                    players[msg["match"]] = player
-                    reply.update(protocol=PROTOCOL, match=msg["match"])
+                    key = msg["match"]
+                    players[key] = player
+                    reply.update(protocol=PROTOCOL, match=key)
+                seen.pop(key, None)
+                if msg.get("deltas") is True:
+                    reply["deltas"] = True
             elif kind == "values":  # arena review: the bot values every legal action
                 judge = getattr(player, "values", None)
                 if judge is None:
@@ -151,6 +158,7 @@ def _serve(config: dict, inp, out) -> None:
                                     "cannot review")
                 reply = {"type": "values", "values": judge(msg["observation"], msg["legal"])}
             elif kind == "end":
+                seen.pop(msg.get("match"), None)
                 ended = players.pop(msg["match"], None) if "match" in msg else player
                 if msg.get("result") is not None and hasattr(ended, "end"):
                     ended.end(msg["result"])
@@ -167,23 +175,37 @@ def _serve(config: dict, inp, out) -> None:
         write(data + b"\n")  # unbuffered: no flush needed
 
 
-def _acts(players: dict, batch, requests: list) -> list[dict]:
+def _observation(seen: dict, key, msg: dict) -> dict:
+    """The whole observation of an ``act`` (or a request) for match ``key``: as sent, or
+    rebuilt from the last one and the delta sent instead (``arena.sandbox.deltas``); the
+    bot gets a fresh copy of its top level."""
+    if "delta" in msg:
+        whole = deltas.patch(seen[key], msg["delta"])
+    else:
+        whole = msg["observation"]
+    seen[key] = whole
+    return deltas.fresh(whole)
+
+
+def _acts(players: dict, batch, requests: list, seen: dict) -> list[dict]:
     """Protocol 2: the answers to one ``act`` of several requests, each for its match. With
     ``act_batch`` (a static or class method of the bot's class) every request is decided in
     one call (a failure there fails them all); else each match's own object decides its
     own, and a failure is that match's alone."""
+    observations = [_observation(seen, r["match"], r) for r in requests]
     if batch is not None:
-        actions = batch([(r["observation"], r["legal"]) for r in requests])
+        actions = batch([(o, r["legal"]) for o, r in zip(observations, requests,
+                                                           strict=True)])
         if len(actions) != len(requests):
             raise ValueError(f"act_batch answered {len(actions)} actions to "
                              f"{len(requests)} requests")
         return [{"match": r["match"], "action": a} for r, a in zip(requests, actions,
                                                                     strict=True)]
     out = []
-    for r in requests:
+    for r, observation in zip(requests, observations, strict=True):
         try:
             out.append({"match": r["match"],
-                        "action": players[r["match"]].act(r["observation"], r["legal"])})
+                        "action": players[r["match"]].act(observation, r["legal"])})
         except BaseException as e:  # noqa: BLE001 - this match's bot failed
             traceback.print_exc()
             sys.stderr.flush()

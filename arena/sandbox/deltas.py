@@ -1,0 +1,64 @@
+"""Observation deltas (docs/protocol.md, "Observation deltas"): after the first observation
+of a match, the runner sends a seat only what changed since the last one it sent it, and
+``arena.sandbox.worker`` rebuilds the whole observation before its bot sees it.
+
+A delta is a JSON object with up to three members, each left out when empty:
+
+* ``"set"``: ``{key: value}``, the top-level members whose value changed (or are new);
+* ``"extend"``: ``{key: [items...]}``, the top-level lists that only grew at their end
+  (the tricks of a deal, a Cherki deal's discards): just the new items;
+* ``"drop"``: ``[key, ...]``, the members that are gone.
+
+So a move costs the same however long the game: what grows is sent once. ``patch(old,
+diff(old, new)) == new`` for any two JSON objects (tests/test_deltas.py checks it at every
+step of random matches of every game and variant).
+"""
+
+from __future__ import annotations
+
+
+def diff(old: dict, new: dict) -> dict:
+    """The delta that turns observation ``old`` into ``new``."""
+    changed: dict = {}
+    grown: dict = {}
+    for key, value in new.items():
+        before = old.get(key, _GONE)
+        if before == value:
+            continue
+        if (type(value) is list and type(before) is list and len(before) < len(value)
+                and value[:len(before)] == before):
+            grown[key] = value[len(before):]
+        else:
+            changed[key] = value
+    delta: dict = {}
+    if changed:
+        delta["set"] = changed
+    if grown:
+        delta["extend"] = grown
+    gone = [key for key in old if key not in new]
+    if gone:
+        delta["drop"] = gone
+    return delta
+
+
+def patch(old: dict, delta: dict) -> dict:
+    """Observation ``old`` with ``delta`` applied: a new dict (``old`` is not changed)."""
+    new = dict(old)
+    for key in delta.get("drop", ()):
+        new.pop(key, None)
+    new.update(delta.get("set", {}))
+    for key, items in delta.get("extend", {}).items():
+        new[key] = old[key] + items
+    return new
+
+
+def fresh(observation: dict) -> dict:
+    """What a bot is given: a new dict holding new copies of the top-level lists and dicts,
+    so a bot that sorts its hand or removes a card from it changes nothing the next
+    observation is rebuilt from (what lies deeper is shared with the previous observation)."""
+    return {key: (list(value) if type(value) is list else
+                  dict(value) if type(value) is dict else value)
+            for key, value in observation.items()}
+
+
+_GONE = object()

@@ -1,0 +1,105 @@
+"""Observation deltas (arena.sandbox.deltas): what a seat is sent after its first
+observation of a match, rebuilt whole by the worker."""
+
+import random
+
+import orjson
+import pytest
+
+from arena.plugins import Registry
+from arena.referee import play_match
+from arena.sandbox.deltas import diff, fresh, patch
+from arena.sandbox.process import SandboxBot
+
+REGISTRY = Registry()
+GAMES = [("vandtia", "cardems", 2), ("vandtia", "swedish", 4), ("vandtia", "german", 3),
+         ("vandtia", "swedish", 7), ("cherki", "standard", 3), ("tractor", "deal", 4),
+         ("tractor", "match", 4)]
+
+
+@pytest.mark.parametrize("game, variant, players", GAMES,
+                         ids=[f"{g}-{v}-{n}" for g, v, n in GAMES])
+def test_every_rebuilt_observation_equals_the_whole_one(game, variant, players):
+    """At every step of random matches, each seat's observation rebuilt from the delta (sent
+    as JSON) equals the whole one - also after the bot has changed the copy it was given."""
+    g = REGISTRY.game(game)
+    rng = random.Random(3)
+    checked = 0
+    for seed in range(2 if game != "tractor" else 1):
+        state = g.new_state(variant, players, seed)
+        sent = [None] * players  # the runner's last whole observation per seat
+        rebuilt = [None] * players  # the worker's
+        while not state.is_over() and checked < 3000:
+            for seat in range(players):
+                whole = state.observation(seat)
+                if sent[seat] is None:
+                    message = orjson.loads(orjson.dumps({"observation": whole}))
+                    rebuilt[seat] = message["observation"]
+                else:
+                    message = orjson.loads(orjson.dumps({"delta": diff(sent[seat], whole)}))
+                    rebuilt[seat] = patch(rebuilt[seat], message["delta"])
+                sent[seat] = whole
+                assert rebuilt[seat] == whole
+                given = fresh(rebuilt[seat])
+                assert given == whole
+                for value in given.values():  # a bot that changes what it was given
+                    if isinstance(value, list):
+                        value.clear()
+                    elif isinstance(value, dict):
+                        value.clear()
+                assert rebuilt[seat] == whole
+                checked += 1
+            state.apply(rng.choice(state.legal_actions()))
+    assert checked > 100
+
+
+def test_a_delta_stays_small_however_long_the_deal():
+    """Tractor's observations grow with every trick; their deltas do not: late in a deal a
+    delta is a small part of the whole observation."""
+    g = REGISTRY.game("tractor")
+    state = g.new_state("deal", 4, 5)
+    rng = random.Random(1)
+    sizes = []
+    last = state.observation(0)
+    while not state.is_over():
+        state.apply(rng.choice(state.legal_actions()))
+        whole = state.observation(0)
+        sizes.append((len(orjson.dumps(diff(last, whole))), len(orjson.dumps(whole))))
+        last = whole
+    late = sizes[len(sizes) * 9 // 10:]
+    assert max(d for d, _ in late) < min(w for _, w in late) / 4
+    assert max(d for d, _ in late) < 2 * max(d for d, _ in sizes[:len(sizes) // 10]) + 200
+
+
+def test_patch_and_diff_handle_new_dropped_and_shrunk_members():
+    old = {"a": [1, 2], "b": 1, "c": [3], "gone": True}
+    new = {"a": [1, 2, 3], "b": 2, "c": [], "new": {"x": 1}}
+    delta = diff(old, new)
+    assert delta == {"set": {"b": 2, "c": [], "new": {"x": 1}}, "extend": {"a": [3]},
+                     "drop": ["gone"]}
+    assert patch(old, delta) == new and old["a"] == [1, 2]
+    assert diff(new, new) == {}
+
+
+@pytest.mark.parametrize("game, variant, players, bot",
+                         [("vandtia", "cardems", 2, "greedy"),
+                          ("cherki", "standard", 3, "greedy"),
+                          ("tractor", "deal", 4, "greedy")])
+def test_a_sandboxed_bot_plays_the_same_with_deltas_and_without(game, variant, players, bot):
+    """The same bots in real sandboxes, offered deltas (they ask for them) and not: every
+    match the same, move for move."""
+    g = REGISTRY.game(game)
+    entry = REGISTRY.bot(bot, game)
+    played = {}
+    for offer in (True, False):
+        bots = [SandboxBot(entry.name, entry.spec, offer_deltas=offer) for _ in range(players)]
+        try:
+            played[offer] = []
+            for seed in range(3):
+                match, _ = play_match(g, variant, bots, seed)
+                played[offer].append((match.actions, match.result.to_json()))
+            assert all(b.deltas is offer for b in bots)
+        finally:
+            for b in bots:
+                b.close()
+    assert played[True] == played[False]
