@@ -494,6 +494,7 @@ def test_a_schema_1_database_is_migrated_in_place(tmp_path, registry):
         conn.execute("ALTER TABLE seasons DROP COLUMN secret")
         conn.execute("ALTER TABLE seat_results DROP COLUMN move_mean_s")
         conn.execute("ALTER TABLE seat_results DROP COLUMN move_max_s")
+        conn.execute("ALTER TABLE seat_results DROP COLUMN luck")
         conn.execute("DROP TABLE submissions")
         conn.execute("UPDATE arena_schema SET version = 1")
     engine = db.connect(f"sqlite:///{path}")
@@ -503,7 +504,8 @@ def test_a_schema_1_database_is_migrated_in_place(tmp_path, registry):
         assert conn.execute("SELECT count(*) FROM submissions").fetchall() == [(0,)]
         columns = {row[1] for row in conn.execute("PRAGMA table_info(ratings)")}
         seat_columns = {row[1] for row in conn.execute("PRAGMA table_info(seat_results)")}
-    assert "suspended" in columns and {"log", "move_mean_s", "move_max_s"} <= seat_columns
+    assert "suspended" in columns and {"log", "move_mean_s", "move_max_s",
+                                       "luck"} <= seat_columns
     assert len(db.stored_ratings(engine, "vandtia/cardems/2", None)) == 3
 
 
@@ -519,6 +521,7 @@ def test_a_season_made_before_secrets_stays_readable_and_is_not_resumed(tmp_path
         conn.execute("ALTER TABLE seasons DROP COLUMN secret")
         conn.execute("ALTER TABLE seat_results DROP COLUMN move_mean_s")
         conn.execute("ALTER TABLE seat_results DROP COLUMN move_max_s")
+        conn.execute("ALTER TABLE seat_results DROP COLUMN luck")
         conn.execute("UPDATE arena_schema SET version = 2")
     engine = db.connect(f"sqlite:///{path}")
     assert db.get_season(engine, "spring").secret is None
