@@ -12,7 +12,7 @@ from arena.games.cherki import GAME as CHERKI
 from arena.games.tractor import GAME as TRACTOR
 from arena.games.vandtia import GAME as VANDTIA
 from arena.leagues import stats
-from arena.leagues.match import SprtSpec, Tally
+from arena.leagues.match import BETA_AFTER, SprtSpec, Tally
 from arena.luck import correction, luck_value, luck_weights, match_luck, outcomes, place_scores
 from arena.referee import play_match
 from arena.sandbox.bot import PythonBot
@@ -183,22 +183,31 @@ def test_adjusted_scores_are_unbiased(name):
     assert differ.adjusted != differ.raw_scores()  # the luck did change the scores
 
 
-def test_a_tally_adjusts_each_game_by_the_seats_luck():
+def test_a_tally_takes_a_fitted_multiple_of_each_pairs_luck():
     two = Tally("a", "b", 2, adjust=True)
-    two.add(("a", "b"), [1, 2], [0.25, -0.25])  # won, with 0.25 of luck: 0.75
-    two.add(("b", "a"), [1, 2], [0.1, -0.1])  # lost, with -0.1: 0.1
-    assert two.adjusted == {0.425: 1} and two.pairs == [0, 0, 1, 0, 0]
+    two.add(("a", "b"), [1, 2], [0.25, -0.25])  # won: the luck added 0.25 to the 1
+    two.add(("b", "a"), [1, 2], [0.1, -0.1])  # lost: the luck took 0.1 from the 0
+    assert two.fit == (1, 0.5, 0.075, 0.075 ** 2, 0.5 * 0.075)  # a pair's luck: the mean
+    assert two.adjusted == {0.5: 1} and two.pairs == [0, 0, 1, 0, 0]  # raw while beta is 0
     teams = Tally("a", "b", 2, adjust=True)  # a team's seats gap 2/3 in place score
     teams.add(("a", "b", "a", "b"), [1, 2, 1, 2], [0.2, -0.2, 0.2, -0.2])
     teams.add(("b", "a", "b", "a"), [1, 1, 1, 1], [0.0] * 4)
-    assert teams.adjusted == {round((1 - 0.4 / (4 / 3) + 0.5) / 2, 9): 1}
+    assert teams.fit[2] == pytest.approx((0.4 / (4 / 3) + 0) / 2)
     field = Tally("a", "b", field=True, adjust=True)
     field.add(("a", "f", "f"), [1, 2, 2], [0.3, -0.15, -0.15])
     field.add(("b", "f", "f"), [2, 1, 2], [-0.2, 0.1, 0.1])
-    # gap 1 - 0.25 = 0.75, less the luck 0.3 - (-0.2) = 0.5: a pair of 0.5 + 0.25 / 2
-    assert field.adjusted == {0.625: 1} and field.table == {0.875: 1}
+    # the gap 1 - 0.25 owes 0.3 - (-0.2) to the luck: the pair (0.875) owes half of it
+    assert field.fit[1:3] == (0.875, 0.25) and field.table == {0.875: 1}
     with pytest.raises(Exception, match="needs each fixture's luck"):
         Tally("a", "b", 2, adjust=True).add(("a", "b"), [1, 2])
+    # scores that are all luck: beta goes to 1 and takes it all off, from BETA_AFTER pairs
+    lucky = Tally("a", "b", 2, adjust=True)
+    rng = random.Random(2)
+    for _ in range(40):
+        luck = rng.uniform(-0.4, 0.4)
+        lucky._count(0.5 + luck, luck)
+    assert lucky.beta() == pytest.approx(1.0)
+    assert sum(n for s, n in lucky.adjusted.items() if s == 0.5) == 40 - BETA_AFTER
 
 
 def test_the_sprt_on_adjusted_scores_keeps_its_false_positive_rate():
@@ -214,7 +223,7 @@ def test_the_sprt_on_adjusted_scores_keeps_its_false_positive_rate():
     for _ in range(400):
         tally = Tally("a", "b", 2, SprtSpec(0, 30), adjust=True)
         for _pair in range(20000):
-            tally._count(rng.choice(pool))
+            tally._count(rng.choice(pool), 0.0)
             test = tally.sprt()
             if test.decision:
                 break

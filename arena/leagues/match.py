@@ -66,15 +66,18 @@ class Tally:
     seats level) / (seats - 1)``, and the pair ``½ + (candidate's - baseline's) / 2``: the
     same cards and the same opponents in both, so the difference is the bots' alone.
 
-    Luck-adjusted (``adjust=True``, ``arena match --adjust luck``): each game's score less
-    the luck of the cards (``arena.luck``: per seat, in place-score units). Alone, the
-    candidate's game score ``1/2 + (p_c - p_b) / (2 g)`` (``p`` the place scores of its and
-    the baseline's seats, ``g`` their gap when the candidate wins: 1 with two seats, 2/3 for
-    two teams of two) becomes ``1/2 + ((p_c - luck_c) - (p_b - luck_b)) / (2 g)``; in a field
-    the gap ``p_c - p_b`` of a pair loses ``luck_c - luck_b``, each game's luck at the seat
-    that changes. The adjusted pair scores (any number, rounded to 9 places) make the table
-    the figures and the SPRT are computed on; the raw table is kept beside it. Each luck has
-    mean zero, so the adjusted scores estimate what the raw ones do."""
+    Luck-adjusted (``adjust=True``, ``arena match --adjust luck``): a pair's score less a
+    multiple of the luck of its cards (``arena.luck``: per seat, in place-score units). What
+    the luck added to the candidate's game score alone, ``1/2 + (p_c - p_b) / (2 g)`` (``p``
+    the place scores of its and the baseline's seats, ``g`` their gap when the candidate
+    wins: 1 with two seats, 2/3 for two teams of two), is ``(luck_c - luck_b) / (2 g)``, and
+    a pair's luck is the mean of its games'; in a field the gap ``p_c - p_b`` of a pair owes
+    ``luck_c - luck_b`` to the luck, each game's at the seat that changes, and the pair half
+    of that. The pair's adjusted score is its raw score less ``beta`` times its luck, ``beta``
+    the regression fitted on the pairs before it (:meth:`beta`). The adjusted pair scores
+    (any number, rounded to 9 places) make the table the figures and the SPRT are computed
+    on; the raw table is kept beside it. Each luck has mean zero whatever came before, so
+    the adjusted scores estimate what the raw ones do."""
 
     def __init__(self, candidate: str, baseline: str, seatings: int = 2,
                  sprt: SprtSpec | None = None, field: bool = False, adjust: bool = False):
@@ -86,6 +89,8 @@ class Tally:
         self.table: dict[float, int] = {}  # pair score -> pairs, in a field
         self.adjusted: dict[float, int] = {}  # luck-adjusted pair score -> pairs
         self.moments = (0, 0.0, 0.0)  # their count, sum and sum of squares, in order
+        #: pairs, and sums of raw score r, luck d, d * d and r * d: ``beta``'s regression
+        self.fit = (0, 0.0, 0.0, 0.0, 0.0)
         self.games = [0, 0, 0]  # the candidate's wins, draws, losses (in a field: pairs')
         self.deal: list = []
         self.deal_adjusted: list = []
@@ -107,31 +112,52 @@ class Tally:
             pair = round(0.5 + gap / 2, 9)
             self.table[pair] = self.table.get(pair, 0) + 1
             if self.adjust:
-                self._count(0.5 + (gap - my_luck[seat] + their_luck[seat]) / 2)
+                self._count(pair, (my_luck[seat] - their_luck[seat]) / 2)
         else:
             best = best_places(seats, ranks)
             mine, theirs = best[self.candidate], best[self.baseline]
             score = 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
             self.games[2 - int(2 * score)] += 1
             self.deal.append(score)
-            if self.adjust:
-                self.deal_adjusted.append(
-                    score - luck_gap(seats, luck, self.candidate, self.baseline))
+            if self.adjust:  # what the luck added to this game's score
+                self.deal_adjusted.append(luck_gap(seats, luck, self.candidate,
+                                                   self.baseline))
             if len(self.deal) < self.seatings:
                 return False
             self.pairs[round(4 * sum(self.deal) / len(self.deal))] += 1
             if self.adjust:
-                self._count(sum(self.deal_adjusted) / len(self.deal_adjusted))
+                self._count(sum(self.deal) / len(self.deal),
+                            sum(self.deal_adjusted) / len(self.deal_adjusted))
         self.deal, self.deal_adjusted = [], []
         if self.spec is not None:
             self.decision = self.sprt().decision
         return self.decision is not None
 
-    def _count(self, pair: float) -> None:
-        pair = round(pair, 9) + 0.0
+    def _count(self, raw: float, luck: float) -> None:
+        """Count a pair of raw score ``raw`` to which the luck added ``luck``: its adjusted
+        score is ``raw - beta * luck``, ``beta`` fitted on the pairs before it alone."""
+        pair = round(raw - self.beta() * luck, 9) + 0.0
         self.adjusted[pair] = self.adjusted.get(pair, 0) + 1
         n, total, squares = self.moments
         self.moments = (n + 1, total + pair, squares + pair * pair)
+        n, r, d, dd, rd = self.fit
+        self.fit = (n + 1, r + raw, d + luck, dd + luck * luck, rd + raw * luck)
+
+    def beta(self) -> float:
+        """The multiple of the luck taken off the next pair: the regression coefficient of
+        the raw pair scores on their luck over the pairs counted so far (the one that leaves
+        the least variance), kept within [0, 2]; 0 - the raw score - before
+        ``BETA_AFTER`` pairs. A pair's luck has mean zero whatever came before it, and its
+        ``beta`` depends only on what came before: so ``beta * luck`` has mean zero too, and
+        the adjusted score stays unbiased, while a luck that tells little is given little
+        weight (at worst the raw variance)."""
+        n, r, d, dd, rd = self.fit
+        if n < BETA_AFTER:
+            return 0.0
+        spread = dd - d * d / n
+        if spread <= 0:
+            return 0.0
+        return min(2.0, max(0.0, (rd - r * d / n) / spread))
 
     def scores(self) -> dict[float, float]:
         """The table of pair scores (``arena.leagues.stats``): luck-adjusted when the
@@ -190,6 +216,10 @@ class Tally:
                     **asdict(self.spec), "llr": round(test.llr, 6),
                     "lower": round(test.lower, 6), "upper": round(test.upper, 6),
                     "decision": test.decision}}
+
+
+#: pairs counted raw before a match's luck is taken off (``Tally.beta``)
+BETA_AFTER = 10
 
 
 def luck_gap(seats, luck, a: str, b: str) -> float:
