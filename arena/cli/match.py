@@ -44,8 +44,8 @@ def summary_lines(tally, title: str) -> list[str]:
              f"LOS {100 * e.los:.1f} %"]
     if tally.adjust:
         raw = tally.raw_estimate()
-        ratio = (f", pair variance adjusted / raw {e.variance / raw.variance:.2f}"
-                 if raw.variance > 0 and e.pairs else "")
+        ratio = (f", pair variance adjusted / raw {e.variance / raw.variance:.2f}, beta "
+                 f"{tally.beta():.2f}" if raw.variance > 0 and e.pairs else "")
         lines.append(f"Raw: Elo {_elo(raw)}, LOS {100 * raw.los:.1f} %{ratio}")
     if test is not None:
         verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "continues"}[test.decision]

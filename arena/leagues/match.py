@@ -212,6 +212,7 @@ class Tally:
                     "elo_high": _finite(raw.elo_high), "los": round(raw.los, 6),
                     "variance": round(raw.variance, 9)},
                 "variance": round(e.variance, 9),
+                "beta": round(self.beta(), 6) if self.adjust else None,
                 "sprt": None if test is None else {
                     **asdict(self.spec), "llr": round(test.llr, 6),
                     "lower": round(test.lower, 6), "upper": round(test.upper, 6),
