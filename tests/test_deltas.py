@@ -87,7 +87,7 @@ def test_patch_and_diff_handle_new_dropped_and_shrunk_members():
                           ("tractor", "deal", 4, "greedy")])
 def test_a_sandboxed_bot_plays_the_same_with_deltas_and_without(game, variant, players, bot):
     """The same bots in real sandboxes, offered deltas (they ask for them) and not: every
-    match the same, move for move."""
+    match the same, move for move. Vändtia's observations are small: never offered."""
     g = REGISTRY.game(game)
     entry = REGISTRY.bot(bot, game)
     played = {}
@@ -98,7 +98,7 @@ def test_a_sandboxed_bot_plays_the_same_with_deltas_and_without(game, variant, p
             for seed in range(3):
                 match, _ = play_match(g, variant, bots, seed)
                 played[offer].append((match.actions, match.result.to_json()))
-            assert all(b.deltas is offer for b in bots)
+            assert all(b.deltas is (offer and game != "vandtia") for b in bots)
         finally:
             for b in bots:
                 b.close()

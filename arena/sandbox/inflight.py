@@ -67,7 +67,8 @@ class Shared:
     def start(self, key: int, info: dict) -> None:
         message = {"type": "start", "protocol": 2, "match": key, **info,
                    "limits": {"move_s": self.limits.move_s, "bank_s": self.limits.bank_s},
-                   "options": self.entry.spec.get("options", {}), "deltas": True}
+                   "options": self.entry.spec.get("options", {}),
+                   "deltas": info.get("game") not in deltas.WHOLE}
         self.matches.add(key)
         self.sent.pop(key, None)
         answer = self.worker.ask(message, "ready", self.limits.start_s)

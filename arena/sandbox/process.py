@@ -497,7 +497,8 @@ class SandboxBot:
         self.bank = self.limits.bank_s
         message = {"type": "start", "protocol": PROTOCOL, **info,
                    "limits": {"move_s": self.limits.move_s, "bank_s": self.limits.bank_s},
-                   "options": self.spec.get("options", {}), "deltas": self.offer_deltas}
+                   "options": self.spec.get("options", {}),
+                   "deltas": self.offer_deltas and info.get("game") not in deltas.WHOLE}
         try:
             answer = self.worker.ask(message, "ready", self.limits.start_s)
         except BotFault as fault:
