@@ -93,7 +93,7 @@ class Tally:
         self.fit = (0, 0.0, 0.0, 0.0, 0.0)
         self.games = [0, 0, 0]  # the candidate's wins, draws, losses (in a field: pairs')
         self.deal: list = []
-        self.deal_adjusted: list = []
+        self.deal_luck: list = []
         self.decision: str | None = None
 
     def add(self, seats, ranks, luck=None) -> bool:
@@ -120,15 +120,15 @@ class Tally:
             self.games[2 - int(2 * score)] += 1
             self.deal.append(score)
             if self.adjust:  # what the luck added to this game's score
-                self.deal_adjusted.append(luck_gap(seats, luck, self.candidate,
+                self.deal_luck.append(luck_gap(seats, luck, self.candidate,
                                                    self.baseline))
             if len(self.deal) < self.seatings:
                 return False
             self.pairs[round(4 * sum(self.deal) / len(self.deal))] += 1
             if self.adjust:
                 self._count(sum(self.deal) / len(self.deal),
-                            sum(self.deal_adjusted) / len(self.deal_adjusted))
-        self.deal, self.deal_adjusted = [], []
+                            sum(self.deal_luck) / len(self.deal_luck))
+        self.deal, self.deal_luck = [], []
         if self.spec is not None:
             self.decision = self.sprt().decision
         return self.decision is not None
