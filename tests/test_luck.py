@@ -154,9 +154,9 @@ def _adjusted_match(game, variant, players, make, pairs, seed=0):
 
 
 CASES = {
-    "vandtia": (VANDTIA, "cardems", 2, GreedyVandtia, 200),
-    "cherki": (CHERKI, "standard", 3, GreedyCherki, 100),
-    "tractor": (TRACTOR, "deal", 4, GreedyTractor, 60),
+    "vandtia": (VANDTIA, "cardems", 2, GreedyVandtia, 120),
+    "cherki": (CHERKI, "standard", 3, GreedyCherki, 60),
+    "tractor": (TRACTOR, "deal", 4, GreedyTractor, 40),
 }
 
 
@@ -268,7 +268,7 @@ def test_a_season_run_with_adjust_luck_shows_luck_adjusted_pairs(tmp_path):
         return out.stdout
 
     for name, adjust in (("plain", "none"), ("lucky", "luck")):
-        arena("season", "run", "vandtia", "--bots", "greedy,random", "--rounds", "6",
+        arena("season", "run", "vandtia", "--bots", "greedy,random", "--rounds", "4",
               "--seed", "2", "--public-seed", "--name", name, "--adjust", adjust)
     plain, lucky = (arena("season", "show", name, "--pairs") for name in ("plain", "lucky"))
     assert "luck-adjusted" in lucky and "luck-adjusted" not in plain
