@@ -191,20 +191,21 @@ LUCK = ("greedy", "first", "--adjust", "luck", "--seed", "4", "--public-seed", "
 @pytest.mark.slow
 def test_a_luck_adjusted_match_is_the_same_with_one_or_two_workers_and_after_sigkill(tmp_path):
     """Each match's luck is computed where it is played, from its deal, its actions and the
-    secret: the figures do not depend on the workers or on a kill -9 and resume, and an
-    export of the match verifies - its luck recomputed - until a luck is altered."""
+    secret: played on two workers, killed with -9 and resumed on one, the figures are those
+    of a whole run on two; an export of the match verifies - its luck recomputed - until a
+    luck is altered."""
     whole = result(arena(*LUCK, "--workers", "2", db_path=tmp_path / "whole.db"))
     assert whole["adjust"] == "luck" and whole["pairs"] == 30
     assert whole["raw"]["score"] != whole["score"]
     assert whole["raw"]["elo_low"] < whole["elo"] < whole["raw"]["elo_high"]
-    assert result(arena(*LUCK, "--workers", "1", db_path=tmp_path / "one.db")) == whole
     killed = tmp_path / "killed.db"
     proc = arena(*LUCK, "--workers", "2", db_path=killed, start_new_session=True)
     stored = wait_for_matches(killed, 1, proc)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     assert stored < 60
-    assert result(arena(*LUCK, db_path=killed)) == whole
+    # resumed on one worker: the rest played one at a time, the same figures to the bit
+    assert result(arena(*LUCK, "--workers", "1", db_path=killed)) == whole
 
     def cli(*args):
         return subprocess.run([sys.executable, "-m", "arena", "--db", f"sqlite:///{killed}",
