@@ -46,6 +46,7 @@ from itertools import permutations
 from operator import mul
 
 from .cards import PUBLIC_SECRET, keyed_seed
+from .errors import ArenaError
 
 #: outcomes enumerated whole up to this many arrangements of the unseen cards; fresh deals
 #: per deal correction, and redeals where nothing is unseen but later deals
@@ -82,6 +83,17 @@ def luck_weights(game, variant: str) -> tuple[float, ...]:
     per variant); empty when it has none."""
     weights = game.luck_weights
     return weights.get(variant, ()) if isinstance(weights, dict) else weights
+
+
+def adjust_option(game, variant: str, adjust: str) -> str:
+    """A season's ``adjust`` from the ``--adjust`` option (``"none"`` or ``"luck"``): ``""``
+    or ``"luck"``; ArenaError when the game has no luck model for ``variant``."""
+    if adjust != "luck":
+        return ""
+    if not luck_weights(game, variant):
+        raise ArenaError(f"{game.title} {variant} has no luck model: --adjust luck is not "
+                         "offered for it")
+    return adjust
 
 
 def outcomes(game, state, rng: random.Random, samples: int = SAMPLES) -> list:

@@ -206,12 +206,9 @@ def play(registry, candidate, baseline, game, variant, games, sprt_text, seed, f
                          f"--field, the {counts[0] - 1} bots of the other seats")
     if candidate == baseline:
         raise ArenaError("a match needs two different bots")
-    from ..luck import luck_weights
+    from ..luck import adjust_option
 
-    adjust = "" if adjust == "none" else adjust
-    if adjust and not luck_weights(g, variant):
-        raise ArenaError(f"{g.title} {variant} has no luck model: --adjust luck is not "
-                         "offered for it")
+    adjust = adjust_option(g, variant, adjust)
     spec = str(SprtSpec.parse(sprt_text)) if sprt_text else ""
     seed = secrets.randbelow(2**31) if seed is None else seed
     name = name or "-".join(["match", game, variant, candidate, baseline, str(seed)]

@@ -167,7 +167,7 @@ def _start_season(registry, config, game, variant, players, bots, rounds, seed, 
     from .. import db
     from ..leagues import league
     from ..leagues.scheduler import DEFAULT_INFLIGHT, SeasonDef, default_batch
-    from ..luck import luck_weights
+    from ..luck import adjust_option
 
     if not game:
         raise ArenaError("season run needs a GAME (or --config FILE naming one)")
@@ -176,9 +176,7 @@ def _start_season(registry, config, game, variant, players, bots, rounds, seed, 
     g = registry.game(game)
     variant = g.check(variant)
     players = players or g.variants[variant][0]
-    if adjust == "luck" and not luck_weights(g, variant):
-        raise ArenaError(f"{g.title} {variant} has no luck model: --adjust luck is not "
-                         "offered for it")
+    adjust = adjust_option(g, variant, adjust)
     seed = secrets.randbelow(2**31) if seed is None else seed
     defn = SeasonDef(name or f"{game}-{variant}-{seed}", game, variant, players,
                      _bots(bots, registry, game),
@@ -186,7 +184,7 @@ def _start_season(registry, config, game, variant, players, bots, rounds, seed, 
                      0 if mixed_teams else g.teams, g.seatings == "all",
                      bool(mixed_teams and g.teams), secret_of(secret_from, public_seed),
                      config, inflight=inflight or DEFAULT_INFLIGHT,
-                     adjust="" if adjust == "none" else adjust)
+                     adjust=adjust)
     if not batch:
         defn = replace(defn, batch=default_batch(g, defn))
     engine = _engine(registry, create=True)
