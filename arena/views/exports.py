@@ -140,13 +140,18 @@ def _result_of(state, faults: list) -> Result:
     return state.result()
 
 
+def _actions(record: dict) -> list:
+    """A record's actions, bare (a season export's carry their seats)."""
+    return [a["action"] if isinstance(a, dict) else a for a in record["actions"]]
+
+
 def verify_match(game, record: dict) -> str | None:
     """Why ``record`` does not reproduce (None when it does): its actions, replayed from its
     deal seed, must be legal, made by the seats it names, and end in its result."""
     if record["result"]["reason"] == "suspended":
         return None  # not played: a bot was suspended
     variant, seats = record["variant"], record["seats"]
-    actions = [a["action"] if isinstance(a, dict) else a for a in record["actions"]]
+    actions = _actions(record)
     try:
         seated, state = _replay_seated(game, variant, len(seats), record["deal_seed"], actions)
     except (ValueError, KeyError) as e:
@@ -199,8 +204,7 @@ def verify(registry, lines) -> tuple[int, list[str]]:
             problems.append(f"{where}: its luck cannot be checked without the season's secret")
         elif "luck" in line and line["result"]["reason"] != "suspended" and line["luck"] != (
                 match_luck(game, line["variant"], len(line["seats"]), line["deal_seed"],
-                           [a["action"] if isinstance(a, dict) else a
-                            for a in line["actions"]], season["secret"])):
+                           _actions(line), season["secret"])):
             problems.append(f"{where}: its luck does not follow from its deal and actions")
         checked += 1
     return checked, problems
