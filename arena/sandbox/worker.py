@@ -118,7 +118,8 @@ def _serve(config: dict, inp, out) -> None:
         return
     player = act = None
     players: dict = {}  # protocol 2: a bot object per match in flight, by match key
-    seen: dict = {}  # the last whole observation of each match (key None: protocol 1)
+    #: the last whole observation of each match that gets deltas (key None: protocol 1)
+    seen: dict = {}
     batch = getattr(factory, "act_batch", None)
     dumps, loads, newline, write = orjson.dumps, orjson.loads, orjson.OPT_APPEND_NEWLINE, out.write
     for line in inp:
@@ -151,6 +152,7 @@ def _serve(config: dict, inp, out) -> None:
                 seen.pop(key, None)
                 if msg.get("deltas") is True:
                     reply["deltas"] = True
+                    seen[key] = None  # its observations are kept, to rebuild the next
             elif kind == "values":  # arena review: the bot values every legal action
                 judge = getattr(player, "values", None)
                 if judge is None:
@@ -177,8 +179,11 @@ def _serve(config: dict, inp, out) -> None:
 
 def _observation(seen: dict, key, msg: dict) -> dict:
     """The whole observation of an ``act`` (or a request) for match ``key``: as sent, or
-    rebuilt from the last one and the delta sent instead (``arena.sandbox.deltas``); the
-    bot gets a fresh copy of its top level."""
+    rebuilt from the last one and the delta sent instead (``arena.sandbox.deltas``). In a
+    match with deltas the bot gets a fresh copy of its top level (the whole is kept); in
+    one without, the observation as sent."""
+    if key not in seen:
+        return msg["observation"]
     if "delta" in msg:
         whole = deltas.patch(seen[key], msg["delta"])
     else:
