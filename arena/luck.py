@@ -162,11 +162,13 @@ def match_luck(game, variant: str, players: int, seed: int, actions: list,
     rng = random.Random(keyed_seed(secret, "luck", seed))
     state = game.new_state(variant, players, seed)
     luck = deal_correction(game, variant, state, rng, samples)
+    hidden = len(game.unseen(state))
     for action in actions:
         before = state.copy()
-        hidden = len(game.unseen(before))
         state.apply(action)
-        if len(game.unseen(state)) != hidden:
+        now = len(game.unseen(state))
+        if now != hidden:
             for seat, c in enumerate(correction(game, before, action, state, rng, samples)):
                 luck[seat] += c
+        hidden = now
     return luck
