@@ -574,3 +574,37 @@ def test_a_tractor_puzzle_begun_at_a_trick_has_worlds_for_every_seat():
                 assert world.legal_actions() == s.legal_actions()
             while not world.is_over():
                 world.apply(rng.choice(world.legal_actions()))
+
+
+@pytest.mark.parametrize("groups, sizes", [
+    ([("ab", {0, 1}), ("cd", {1, 2}), ("e", {0}), ("fgh", {0, 1, 2})], [3, 3, 2]),
+    ([("abc", {0, 2}), ("d", {1, 2}), ("ef", {0, 1, 2})], [2, 2, 2]),
+    ([("abcd", {1, 2})], [1, 2, 2]),  # no free cards, one group only
+    ([("abcdef", {0, 1, 2})], [2, 1, 3]),  # only free cards
+    ([("ab", {0}), ("cd", {0})], [2, 2]),  # nothing fits
+])
+def test_the_dealer_counts_every_assignment_and_draws_each_alike(groups, sizes):
+    """``arena.games.dealing.Dealer`` on small cases, against every assignment written out:
+    the same count, and draws that hit each fitting assignment equally often."""
+    from itertools import product
+
+    from arena.games.dealing import Dealer
+
+    cards = [(c, allowed) for letters, allowed in groups for c in letters]
+    fitting = []
+    for where in product(range(len(sizes)), repeat=len(cards)):
+        if all(j in allowed for (_, allowed), j in zip(cards, where, strict=True)) and \
+                all(where.count(j) == n for j, n in enumerate(sizes)):
+            fitting.append(tuple(sorted((c, j) for (c, _), j in zip(cards, where,
+                                                                    strict=True))))
+    dealer = Dealer([(list(letters), frozenset(allowed)) for letters, allowed in groups], sizes)
+    assert dealer.ways == len(fitting)
+    if not fitting:
+        return
+    rng, drawn = random.Random(3), Counter()
+    for _ in range(120 * len(fitting)):
+        places = dealer.deal(rng)
+        assert [len(p) for p in places] == sizes
+        drawn[tuple(sorted((c, j) for j, place in enumerate(places) for c in place))] += 1
+    assert set(drawn) <= set(fitting)
+    assert chisquare([drawn[a] for a in fitting]).pvalue > 1e-4

@@ -23,6 +23,27 @@ from dataclasses import dataclass, field
 from ..errors import GameError
 
 
+def compiled_build(name: str, path: str):
+    """The compiled build of the engine module ``arena.games.NAME`` whose source is ``path``
+    (``setup.py`` compiles it with Cython, as ``arena.games._NAME``, when arena is installed;
+    optional), or None: where it was not built, where it was built from another version of
+    the source (so an edited file never runs behind a stale build) and where ``ARENA_PURE``
+    is set. The engine module then takes the build's names (``vandtia``, ``tractor``)."""
+    import hashlib
+    import importlib
+    import os
+
+    if os.environ.get("ARENA_PURE", "") not in ("", "0"):
+        return None
+    try:
+        fast = importlib.import_module(f"{__name__}._{name}")
+    except ImportError:
+        return None
+    with open(path, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    return fast if getattr(fast, "SOURCE_SHA256", None) == digest else None
+
+
 @dataclass(frozen=True)
 class Result:
     """How a match ended. ``ranks`` are competition-style places per seat (ties allowed)."""

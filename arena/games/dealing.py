@@ -8,17 +8,25 @@ ways to place groups ``i..`` into the room left is
 
     W(i, room) = sum over splits x of group i:  m_i! / prod(x_j!) * W(i + 1, room - x)
 
-with the groups that allow every place merged into one last group, placed in
-``m! / prod(room_j!)`` ways. A draw chooses each group's split with probability proportional
-to its term, then which of its cards go where uniformly.
+with the groups that allow every place merged into one last, free group, placed in
+``m! / prod(room_j!)`` ways. The last constrained group and the free one together need no
+sum (Vandermonde's identity): with ``m`` cards allowed in places ``A``, ``f`` free cards
+and the room filled exactly,
+
+    W(last, room) = m! f! / prod(room_j!) * C(sum of room_j over A, m).
+
+A draw chooses each earlier group's split with probability proportional to its term, then
+which of its cards go where uniformly; the last group's cards take uniformly chosen slots
+among the room left in ``A``, and the free cards the slots left anywhere.
 """
 
 from __future__ import annotations
 
 import math
 import random
+from bisect import bisect_right
 from functools import lru_cache
-from itertools import product
+from itertools import accumulate, product
 
 
 class Dealer:
@@ -37,6 +45,7 @@ class Dealer:
                        sorted(merged.items(), key=lambda kv: (len(kv[0]), sorted(kv[0])))]
         self._count = lru_cache(maxsize=None)(self._ways)
         self.ways = self._count(0, self.sizes)
+        self._options: dict = {}  # (group, room) -> the splits that fit, running weights
 
     def _splits(self, i: int, room: tuple[int, ...]):
         cards, allowed = self.groups[i]
@@ -55,10 +64,19 @@ class Dealer:
                                 * self._count(i + 1, rest))
 
     def _ways(self, i: int, room: tuple[int, ...]) -> int:
+        free = len(self.free)
         if i == len(self.groups):
-            if sum(room) != len(self.free):
+            if sum(room) != free:
                 return 0
-            return math.factorial(len(self.free)) // math.prod(map(math.factorial, room))
+            return math.factorial(free) // math.prod(map(math.factorial, room))
+        if i == len(self.groups) - 1:  # the last constrained group: Vandermonde
+            cards, allowed = self.groups[i]
+            m = len(cards)
+            if sum(room) != m + free:
+                return 0
+            return (math.factorial(m) * math.factorial(free)
+                    * math.comb(sum(room[j] for j in allowed), m)
+                    // math.prod(map(math.factorial, room)))
         return sum(w for _, _, w in self._terms(i, room))
 
     def deal(self, rng: random.Random) -> list[list]:
@@ -67,20 +85,27 @@ class Dealer:
             raise ValueError("no assignment fits")
         places: list[list] = [[] for _ in self.sizes]
         room = self.sizes
-        for i, (cards, _) in enumerate(self.groups):
-            options = [t for t in self._terms(i, room) if t[2]]
-            weights = [w for _, _, w in options]
-            pick, k = rng.randrange(sum(weights)), 0
-            while pick >= weights[k]:
-                pick -= weights[k]
-                k += 1
-            split, rest, _ = options[k]
+        for i, (cards, _) in enumerate(self.groups[:-1]):
+            found = self._options.get((i, room))
+            if found is None:  # worlds drawn again and again meet the same rooms
+                options = [t for t in self._terms(i, room) if t[2]]
+                found = self._options[i, room] = (options, list(accumulate(
+                    w for _, _, w in options)))
+            options, running = found
+            split, rest, _ = options[bisect_right(running, rng.randrange(running[-1]))]
             shuffled = list(cards)
             rng.shuffle(shuffled)
             for j, n in split.items():
                 places[j] += shuffled[:n]
                 shuffled = shuffled[n:]
             room = rest
+        if self.groups:  # the last group: uniformly chosen slots among its places' room
+            cards, allowed = self.groups[-1]
+            slots = [j for j in allowed for _ in range(room[j])]
+            room = list(room)
+            for card, j in zip(cards, rng.sample(slots, len(cards)), strict=True):
+                places[j].append(card)
+                room[j] -= 1
         free = list(self.free)
         rng.shuffle(free)
         for j, n in enumerate(room):

@@ -46,7 +46,7 @@ from itertools import product
 from .. import cards as C
 from ..errors import GameError, IllegalAction
 from ..hookspecs import hookimpl
-from . import Finished, Game, Result, check_keys, competition_ranks
+from . import Finished, Game, Result, check_keys, competition_ranks, compiled_build
 
 SJ, BJ = 52, 53
 TRUMP = 4  # the effective suit of every trump
@@ -102,6 +102,11 @@ class Order:
         top = base + (2 if trump is not None else 1)
         self.suit[SJ] = self.suit[BJ] = TRUMP
         self.tier[SJ], self.tier[BJ] = top, top + 1
+        #: every face in ``key`` order, and each face's place in it (``pos[f]``)
+        self.faces = sorted(range(54), key=self.key)
+        self.pos = [0] * 54
+        for i, f in enumerate(self.faces):
+            self.pos[f] = i
 
     def key(self, f: int) -> tuple[int, int]:
         """Sort key: effective suit, then tier (trumps last, highest last)."""
@@ -164,11 +169,12 @@ class TractorState(Finished):
         return [FACE_NAMES[f] for f in faces]
 
     def hand_list(self, p: int) -> list[int]:
-        out = []
-        for f, k in enumerate(self.hands[p]):
-            out += [f] * k
+        hand = self.hands[p]
         if self.order is not None:
-            out.sort(key=self.order.key)
+            return [f for f in self.order.faces for _ in range(hand[f])]
+        out = []
+        for f, k in enumerate(hand):
+            out += [f] * k
         return out
 
     @property
@@ -206,13 +212,13 @@ class TractorState(Finished):
         return out
 
     def _buries(self) -> list[str]:
-        hand = self.hands[self.to_move]
-        return [f"bury {FACE_NAMES[f]}" for f in sorted(range(54), key=self.order.key)
-                if hand[f] > self.picks.count(f)]
+        hand, picks = self.hands[self.to_move], self.picks
+        return [f"bury {FACE_NAMES[f]}" for f in self.order.faces
+                if hand[f] and hand[f] > picks.count(f)]
 
     def _leads(self) -> list[str]:
         hand, order = self.hands[self.to_move], self.order
-        held = sorted((f for f in range(54) if hand[f]), key=order.key)
+        held = [f for f in order.faces if hand[f]]
         out = [f"play {FACE_NAMES[f]}" for f in held]
         pairs = [f for f in held if hand[f] == 2]
         out += [f"play {FACE_NAMES[f]} {FACE_NAMES[f]}" for f in pairs]
@@ -221,10 +227,44 @@ class TractorState(Finished):
         return out
 
     def _follows(self) -> list[str]:
-        p = self.to_move
-        return [f"pick {FACE_NAMES[f]}" for f in sorted(range(54), key=self.order.key)
-                if self.hands[p][f] > self.picks.count(f)
-                and completable(self.hands[p], self.picks + [f], self.trick[0][1], self.order)]
+        """Each face whose pick leaves a legal follow within reach: :func:`completable` for
+        every face at once (the suit's counts read once, then one step per face)."""
+        hand, picks, order = self.hands[self.to_move], self.picks, self.order
+        suit = order.suit
+        led = self.trick[0][1]
+        n, s = len(led), suit[led[0]]
+        room = n - len(picks) - 1  # after this pick
+        in_suit = [f for f in order.faces if hand[f] and suit[f] == s]
+        m = sum(hand[f] for f in in_suit)
+        if m < n:  # short: all of the led suit, then anything
+            others = sum(1 for f in picks if suit[f] != s)
+            off = others + 1 <= n - m
+            return [f"pick {FACE_NAMES[f]}" for f in order.faces
+                    if hand[f] > picks.count(f) and (off or suit[f] == s)]
+        if n == 1:
+            return [f"pick {FACE_NAMES[f]}" for f in in_suit]
+        # enough of the led suit: only its cards, making as many pairs as can still be made
+        need = min(n // 2, sum(1 for f in in_suit if hand[f] == 2))
+        count = {}
+        for f in picks:
+            count[f] = count.get(f, 0) + 1
+        have = sum(1 for k in count.values() if k == 2)
+        halves = sum(1 for f, k in count.items() if k == 1 and hand[f] == 2)
+        fresh = sum(1 for f in in_suit if hand[f] == 2 and f not in count)
+        out = []
+        for f in in_suit:
+            k = count.get(f, 0)
+            if k >= hand[f]:
+                continue
+            h, v, fr = have, halves, fresh
+            if k == 1:  # completes a pair
+                h, v = h + 1, v - 1
+            elif hand[f] == 2:  # starts one
+                v, fr = v + 1, fr - 1
+            finish = min(room, v)
+            if h + finish + min(fr, (room - finish) // 2) >= need:
+                out.append(f"pick {FACE_NAMES[f]}")
+        return out
 
     # -- moves --------------------------------------------------------------------------
 
@@ -313,25 +353,27 @@ class TractorState(Finished):
         self._move()
         for f in faces:
             self.hands[p][f] -= 1
-        faces = sorted(faces, key=self.order.key)
+        faces = sorted(faces, key=self.order.pos.__getitem__)
         self.trick.append((p, faces))
         if len(self.trick) < 4:
             self.to_move = (p + 1) % 4
-            self._event(p, "play", cards=self._names(faces))
+            if self.events is not None:
+                self._event(p, "play", cards=self._names(faces))
             return
         winner = trick_winner(self.trick, self.order)
-        won = sum(points(f) for _, cards in self.trick for f in cards)
+        won = sum(POINTS[f] for _, cards in self.trick for f in cards)
         if winner % 2 == self.attackers:
             self.points += won
         last = not any(self.hands[winner])
         bonus = 0
         if last and winner % 2 == self.attackers:
-            bonus = sum(points(f) for f in self.buried) * 2 * len(faces)
+            bonus = sum(POINTS[f] for f in self.buried) * 2 * len(faces)
             self.points += bonus
         self.tricks.append({"leader": self.trick[0][0], "plays": [
             [s, self._names(c)] for s, c in self.trick], "winner": winner, "points": won})
-        self._event(p, "play", cards=self._names(faces), winner=winner, points=won,
-                    kitty_bonus=bonus if last else None)
+        if self.events is not None:
+            self._event(p, "play", cards=self._names(faces), winner=winner, points=won,
+                        kitty_bonus=bonus if last else None)
         self.trick = []
         if last:
             self._end_deal()
@@ -1034,3 +1076,13 @@ GAME = Tractor()
 @hookimpl
 def register_games(register):
     register(GAME)
+
+
+ENGINE = "pure Python"
+
+if __name__ == "arena.games.tractor" and (_fast := compiled_build("tractor", __file__)):
+    # everything but the hook, which stays a plain function (pluggy takes no other kind)
+    # and registers GAME - the compiled one from here on
+    globals().update({k: v for k, v in vars(_fast).items()
+                      if not k.startswith("__") and k != "register_games"})
+    ENGINE = "compiled (Cython)"

@@ -44,7 +44,7 @@ from itertools import combinations
 from .. import cards as C
 from ..errors import GameError, IllegalAction
 from ..hookspecs import hookimpl
-from . import Game, Result, check_keys, competition_ranks, zero_sum_scores
+from . import Game, Result, check_keys, competition_ranks, compiled_build, zero_sum_scores
 
 MOVE_CAP = 250
 HAND, FACEUP, FACEDOWN = "hand", "faceup", "facedown"
@@ -1298,26 +1298,7 @@ def register_games(register):
 
 ENGINE = "pure Python"
 
-
-def _compiled():
-    """The compiled engine: this very module, compiled by Cython when arena was installed
-    (``setup.py``; optional), used only when it was built from this file as it is now - so
-    an edited source never runs behind a stale build - and ``ARENA_PURE`` is unset."""
-    import hashlib
-    import os
-
-    if os.environ.get("ARENA_PURE", "") not in ("", "0"):
-        return None
-    try:
-        from . import _vandtia
-    except ImportError:
-        return None
-    with open(__file__, "rb") as f:
-        digest = hashlib.sha256(f.read()).hexdigest()
-    return _vandtia if getattr(_vandtia, "SOURCE_SHA256", None) == digest else None
-
-
-if __name__ == "arena.games.vandtia" and (_fast := _compiled()) is not None:
+if __name__ == "arena.games.vandtia" and (_fast := compiled_build("vandtia", __file__)):
     # everything but the hook, which stays a plain function (pluggy takes no other kind)
     # and registers GAME - the compiled one from here on
     globals().update({k: v for k, v in vars(_fast).items()
