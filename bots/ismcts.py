@@ -25,10 +25,11 @@ with ``benchmarks/strength.py`` on duplicate deals at 200 iterations: random rol
 55 % against ``greedy`` (200 games), greedy rollouts 71 % (300 games).
 
 The answer is the most-visited root action, where ``prior`` visits are credited to the
-move the ``greedy`` bot would make: with few iterations among many moves (Tractor: 30, for
+move the ``greedy`` bot would make: with few iterations among many moves (Tractor: 75, for
 twenty leads) the visit counts are mostly noise, and the prior keeps greedy's move unless
 the search finds another clearly better. Tractor at 30 iterations, greedy rollouts:
-without the prior 33 % against ``greedy`` (60 games), with 5 visits 64.5 % (200 games).
+without the prior 33 % against ``greedy`` (60 games), with 5 visits 64.5 % (200 games); at
+75, 70.0 % (``benchmarks/strength.py --game tractor --variant deal --games 200 --seed 3``).
 
 In Cherki one tree over worlds judged badly, and it plays otherwise: by *sweeps* (option
 ``sweep``): every legal action in every world, each followed by the same greedy rollout, so
@@ -96,11 +97,11 @@ import arena
 
 OPTIONS = {"iterations": 0, "think_s": 0.0, "c": 0.7, "greedy": 0.9, "prior": 0,
            "sweep": "auto", "heuristic_in": "none", "margin": 2.0}
-#: Tractor's decisions are dearer (a playout is a whole deal of tricks): 30 iterations keep
-#: a decision near 40 ms of CPU here, as 200 do in Vändtia (17 ms) and Cherki (16 ms). That
-#: few cannot tell twenty moves apart: greedy's move is credited 5 visits (``prior``), and the
-#: rollouts are wholly greedy.
-TRACTOR = {**OPTIONS, "iterations": 30, "greedy": 1.0, "prior": 5, "sweep": False}
+#: Tractor's decisions are dearer (a playout is a whole deal of tricks): 75 iterations keep
+#: a decision near 20 ms of CPU here, as 200 do in Vändtia (17 ms) and Cherki (16 ms) - and
+#: as 30 did before the engine was compiled. That few cannot tell twenty moves apart:
+#: greedy's move is credited 5 visits (``prior``), and the rollouts are wholly greedy.
+TRACTOR = {**OPTIONS, "iterations": 75, "greedy": 1.0, "prior": 5, "sweep": False}
 #: Cherki: the turn (call, draw or take) is searched by sweeps with greedy rollouts; the
 #: discard is the efficiency heuristic's (see the module's docstring for why).
 CHERKI = {**OPTIONS, "iterations": 200, "greedy": 1.0, "sweep": True, "heuristic_in": "discard",
