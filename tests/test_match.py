@@ -222,3 +222,15 @@ def test_a_luck_adjusted_match_is_the_same_with_one_or_two_workers_and_after_sig
     checked = cli("verify", str(export))
     assert checked.returncode != 0
     assert "its luck does not follow from its deal and actions" in checked.stdout + checked.stderr
+
+
+def test_the_json_figures_are_not_rounded_before_a_page_rounds_them():
+    """One better deal and two worse of three: the regularised score is 33.34998 %, which
+    shows as 33.3 % - not 33.4 %, as it would after rounding to six places first."""
+    tally = Tally("human:Ada", "greedy", field=True)
+    for mine, theirs in [([2, 1], [1, 2]), ([1, 2], [2, 1]), ([1, 2], [2, 1])]:
+        tally.add(["random", "human:Ada"], mine)
+        tally.add(["random", "greedy"], theirs)
+    figures = tally.to_json()
+    assert figures["score"] == stats.estimate({1.0: 1, 0.0: 2}).score
+    assert f"{100 * figures['score']:.1f}" == "33.3"

@@ -202,14 +202,15 @@ class Tally:
                 "pentanomial": None if self.field else list(self.pairs),
                 "pair_scores": ({str(k): v for k, v in sorted(self.table.items())}
                                 if self.field else None),
-                "score": round(e.score, 6),
+                # unrounded, as Elo: a page that shows them to 0.1 % must not round twice
+                "score": e.score,
                 "elo": _finite(e.elo), "elo_error": _finite(e.elo_error),
                 "elo_low": _finite(e.elo_low), "elo_high": _finite(e.elo_high),
-                "los": round(e.los, 6),
+                "los": e.los,
                 "raw": None if not self.adjust else {
-                    "score": round(raw.score, 6), "elo": _finite(raw.elo),
+                    "score": raw.score, "elo": _finite(raw.elo),
                     "elo_error": _finite(raw.elo_error), "elo_low": _finite(raw.elo_low),
-                    "elo_high": _finite(raw.elo_high), "los": round(raw.los, 6),
+                    "elo_high": _finite(raw.elo_high), "los": raw.los,
                     "variance": round(raw.variance, 9)},
                 "variance": round(e.variance, 9),
                 "beta": round(self.beta(), 6) if self.adjust else None,
@@ -248,7 +249,7 @@ def seat_place(ranks, seat: int) -> float:
 
 
 def _finite(x: float) -> float | None:
-    return round(x, 6) if math.isfinite(x) else None
+    return x if math.isfinite(x) else None
 
 
 def tally_for(defn) -> Tally:
