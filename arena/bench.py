@@ -165,8 +165,8 @@ def referee_games(game, variant: str, players: int, games: int, seed: int = 0,
                   entry=None, bare: bool = False) -> dict:
     """Whole matches through the referee, with observations: in-process random policies,
     (``entry``) a sandboxed worker per seat, or (``bare``) a bare random process per seat,
-    each serving every game. CPU time counts the runner and, once they have exited, the bot
-    processes. ``asked_per_game``: moves a bot chose (a forced move is not asked)."""
+    each serving every game. CPU time counts the runner and the bot processes
+    (``children_cpu``). ``asked_per_game``: moves a bot chose (a forced move is not asked)."""
     from .sandbox.bot import PythonBot
 
     if entry is not None:
@@ -175,19 +175,17 @@ def referee_games(game, variant: str, players: int, games: int, seed: int = 0,
             bot.move_times = []
     else:
         bots = [_Bare() if bare else PythonBot(_Random()) for _ in range(players)]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    before = children_cpu()
     start, wall = time.process_time(), time.perf_counter()
     moves = 0
     try:
         for g in range(games):
             moves += play_match(game, variant, bots, seed + g)[0].result.moves
+        wall = time.perf_counter() - wall
+        cpu = time.process_time() - start + children_cpu() - before  # the bots still running
     finally:
         for bot in bots:
             getattr(bot, "close", lambda: None)()
-    wall = time.perf_counter() - wall
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = time.process_time() - start + (after.ru_utime + after.ru_stime
-                                         - before.ru_utime - before.ru_stime)
     asked = sum(len(b.move_times) if entry is not None else getattr(b, "obj", b).asked
                 for b in bots)
     return {"games": games, "cpu_s": cpu, "wall_s": wall, "games_per_s": games / cpu,
@@ -200,31 +198,65 @@ def inflight_games(game, variant: str, players: int, games: int, seed: int = 0, 
     """Whole matches through the referee with sandboxed bots of ``entry`` in every seat,
     ``inflight`` of them side by side, their moves asked of each process together
     (``arena.sandbox.inflight``, as a season's worker plays them). CPU time counts the runner and
-    the bot processes, once they have exited."""
+    the bot processes (``children_cpu``)."""
     from .leagues.scheduler import Fixture
     from .sandbox import inflight as side_by_side
     from .sandbox.process import Limits
 
     fixtures = [Fixture(g, 0, (entry.name,) * players, seed + g) for g in range(games)]
     pools: dict = {}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    before = children_cpu()
     start, wall = time.process_time(), time.perf_counter()
     try:
         results = side_by_side.play(game, variant, fixtures, lambda name: entry, Limits(),
                                     PUBLIC_SECRET, inflight, pools)  # as play_match's games
+        wall = time.perf_counter() - wall
+        cpu = time.process_time() - start + children_cpu() - before  # the bots still running
     finally:
         for procs in pools.values():
             for proc in procs:
                 proc.close()
-    wall = time.perf_counter() - wall
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = time.process_time() - start + (after.ru_utime + after.ru_stime
-                                         - before.ru_utime - before.ru_stime)
     moves = sum(r["result"]["moves"] for r in results)
     asked = sum(_asked(game, variant, players, r) for r in results)
     return {"games": games, "cpu_s": cpu, "wall_s": wall, "games_per_s": games / cpu,
             "moves_per_game": moves / games, "asked_per_game": asked / games,
             "asked_per_s": asked / cpu}
+
+
+def children_cpu() -> float:
+    """CPU seconds of this process's descendants: those that ended and were waited for
+    (``getrusage``) and those still running, with what they waited for in turn (``/proc``).
+    A sandboxed bot is killed when it is closed, and the time of a process killed inside
+    its jail never reaches ``getrusage``: so bots are counted while they run."""
+    ended = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ended.ru_utime + ended.ru_stime + _running_descendants_cpu()
+
+
+def _running_descendants_cpu() -> float:
+    """Linux: utime + stime + cutime + cstime of every running descendant (0 elsewhere)."""
+    children: dict[int, list[int]] = {}
+    ticks: dict[int, int] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return 0.0
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:  # it ended meanwhile
+            continue
+        fields = stat[stat.rindex(b")") + 2:].split()
+        children.setdefault(int(fields[1]), []).append(int(name))
+        ticks[int(name)] = sum(int(x) for x in fields[11:15])
+    total, stack = 0, [os.getpid()]
+    while stack:
+        for pid in children.get(stack.pop(), ()):
+            total += ticks[pid]
+            stack.append(pid)
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def cpu_us_per_asked(row: dict) -> float:

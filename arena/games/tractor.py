@@ -592,6 +592,11 @@ class TractorState(Finished):
     # -- what a seat knows --------------------------------------------------------------
 
     def observation(self, seat: int) -> dict:
+        """What ``seat`` knows. The records of ``bids``, ``tricks`` and ``history`` are the
+        state's own, made once and never changed, and shared by every observation (read
+        them, do not change them): so building one costs the same late in a match as early,
+        and the runner's observation delta (``arena.sandbox.deltas``) finds an earlier
+        observation's records in a later one by identity, not by comparing them."""
         dealer_view = seat == self.dealer and self.phase != "bid"
         return {
             "game": "tractor", "variant": self.variant, "seat": seat, "team": seat % 2,
@@ -600,16 +605,16 @@ class TractorState(Finished):
             "level_rank": self.level_rank, "dealer": self.dealer,
             "bidding_start": self.bidding_start,
             "hand": self._names(self.hand_list(seat)),
-            "bids": [dict(b) for b in self.bids],
+            "bids": list(self.bids),
             "trump": self.trump_name(),
             "kitty": self._names(self.kitty) if self.kitty_public or dealer_view else None,
             "buried": self._names(self.buried) if dealer_view else None,
             "picks": self._names(self.picks) if seat == self.to_move else [],
             "trick": {"leader": self._leader() if self.phase == "play" else None,
                       "plays": [[s, self._names(c)] for s, c in self.trick]},
-            "tricks": [dict(t) for t in self.tricks],
+            "tricks": list(self.tricks),
             "points": self.points,
-            "history": [dict(h) for h in self.history],
+            "history": list(self.history),
         }
 
     def reveal(self) -> dict:
