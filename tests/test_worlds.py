@@ -216,7 +216,7 @@ def test_a_cherki_callers_hidden_cards_are_uniform_among_those_that_make_it_read
     state = CHERKI.from_deal("standard", {"hands": [[FACE_NAMES[f] for f in h] for h in hands],
                                           "stock": [FACE_NAMES[f] for f in stock],
                                           "dealer": 2})
-    state.takes = [(1, cherki_face(n), 2 * i + 1) for i, n in enumerate(names[:5])]
+    state.takes = [{"seat": 1, "card": n, "move": 2 * i + 1} for i, n in enumerate(names[:5])]
     state.locked[1] = ready_pairs(state.kinds[1])[0]
     seen = state.observation(0)
     unseen = [f for f in range(30) for _ in range(4)]

@@ -197,7 +197,7 @@ class CherkiState(Finished):
             self.stock_out = not self.stock
         else:
             f = self.pile.pop()
-            self.takes.append((p, f, self.moves))
+            self.takes.append({"seat": p, "card": FACE_NAMES[f], "move": self.moves})
         self.hands[p][f] += 1
         self.kinds[p][KIND[f]] += 1
         self.last_drawn = f
@@ -215,7 +215,7 @@ class CherkiState(Finished):
         self.hands[p][f] -= 1
         self.kinds[p][KIND[f]] -= 1
         self.pile.append(f)
-        self.discards.append((p, f, self.moves))
+        self.discards.append({"seat": p, "card": FACE_NAMES[f], "move": self.moves})
         self.forced = None
         if call is not None:
             self.locked[p], self.call_moves[p] = call, self.moves
@@ -336,6 +336,11 @@ class CherkiState(Finished):
     # -- what a seat knows ----------------------------------------------------------------
 
     def observation(self, seat: int) -> dict:
+        """What ``seat`` knows. The records of ``discards`` and ``takes`` are the state's
+        own, made once and never changed, and shared by every observation (read them, do
+        not change them): so building one costs the same late in a deal as early, and the
+        runner's observation delta (``arena.sandbox.deltas``) finds an earlier
+        observation's records in a later one by identity, not by comparing them."""
         return {
             "game": "cherki", "seat": seat, "players": 3, "dealer": self.dealer,
             "phase": self.phase, "to_move": self.to_move, "move": self.moves,
@@ -344,9 +349,8 @@ class CherkiState(Finished):
             "calls": list(self.call_moves),
             "locked": KIND_NAMES[self.locked[seat]] if self.locked[seat] is not None else None,
             "pile": [FACE_NAMES[f] for f in self.pile],
-            "discards": [{"seat": p, "card": FACE_NAMES[f], "move": m}
-                         for p, f, m in self.discards],
-            "takes": [{"seat": p, "card": FACE_NAMES[f], "move": m} for p, f, m in self.takes],
+            "discards": list(self.discards),
+            "takes": list(self.takes),
             "drawn": (FACE_NAMES[self.last_drawn] if self.phase == "discard"
                       and self.to_move == seat else None),
             "draws": list(self.draws), "stock": len(self.stock),
@@ -613,8 +617,8 @@ class Cherki(Game):
                 raise GameError("no world fits this observation")
             state = CherkiState([hands[p] for p in range(3)], rest, o["dealer"])
             state.pile = list(pile)
-            state.discards = [(d["seat"], face(d["card"]), d["move"]) for d in o["discards"]]
-            state.takes = [(t["seat"], face(t["card"]), t["move"]) for t in o["takes"]]
+            state.discards = [dict(d) for d in o["discards"]]
+            state.takes = [dict(t) for t in o["takes"]]
             state.draws = list(o["draws"])
             if o["locked"] is not None:
                 locks[me] = KINDS[o["locked"]]
