@@ -7,6 +7,32 @@ from arena.games.vandtia import GAME
 from arena.plugins import Registry
 
 
+def pure_module(module):
+    """An engine module that ``setup.py`` compiles (``vandtia``, ``tractor``) run as plain
+    Python, under a name of its own."""
+    import importlib.util
+
+    name = f"{module.__name__.rpartition('.')[0]}._{module.__name__.rpartition('.')[2]}_pure"
+    spec = importlib.util.spec_from_file_location(name, module.__file__)
+    pure = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pure)
+    assert pure.ENGINE == "pure Python"
+    return pure
+
+
+def compiled_module(name: str):
+    """The compiled build of engine ``name`` (``arena.games._NAME``), or skip the test: where
+    ``ARENA_PURE`` is set, or where arena was installed without a C compiler."""
+    import importlib
+
+    if os.environ.get("ARENA_PURE", "") not in ("", "0"):
+        pytest.skip("ARENA_PURE is set: this run tests the pure-Python engine")
+    try:
+        return importlib.import_module(f"arena.games._{name}")
+    except ImportError:
+        pytest.skip("arena was installed without the compiled engine (no C compiler)")
+
+
 def seat(hand=(), faceup=(), facedown=()):
     return {"hand": list(hand), "faceup": list(faceup), "facedown": list(facedown)}
 

@@ -3,38 +3,18 @@ exactly the games of the pure-Python module it is compiled from; the pure path i
 the Tractor tests a second time in tox (``ARENA_PURE=1``). And the follow list, built in
 one pass over the hand, is exactly the picks the rule function ``completable`` allows."""
 
-import importlib.util
-import os
 import random
 
 import pytest
+from conftest import compiled_module, pure_module
 
 from arena.games import tractor
 from arena.games.tractor import FACE_NAMES, GAME, completable
 from arena.plugins import Registry
 
 
-def pure_module():
-    """tractor.py run as plain Python, under a name of its own."""
-    spec = importlib.util.spec_from_file_location("arena.games._tractor_pure", tractor.__file__)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert module.ENGINE == "pure Python"
-    return module
-
-
-def compiled_module():
-    if os.environ.get("ARENA_PURE", "") not in ("", "0"):
-        pytest.skip("ARENA_PURE is set: this run tests the pure-Python engine")
-    try:
-        from arena.games import _tractor
-    except ImportError:
-        pytest.skip("arena was installed without the compiled engine (no C compiler)")
-    return _tractor
-
-
 def test_the_compiled_engine_is_built_from_this_source_and_in_use():
-    fast = compiled_module()
+    fast = compiled_module("tractor")
     assert tractor.ENGINE == "compiled (Cython)"
     assert GAME.__class__ is fast.Tractor and tractor.TractorState is fast.TractorState
     assert GAME.new_state("deal", 4, 0).__class__ is fast.TractorState
@@ -45,8 +25,8 @@ def test_the_compiled_engine_is_built_from_this_source_and_in_use():
 def test_compiled_and_pure_engines_play_the_same_games(variant, seeds):
     """Random games in lockstep: the same legal lists and observations (every seat), move by
     move, the same events and results; traced playouts and worlds the same too."""
-    compiled_module()
-    pure = pure_module().GAME
+    compiled_module("tractor")
+    pure = pure_module(tractor).GAME
     assert type(pure.new_state(variant, 4, 0)) is not type(GAME.new_state(variant, 4, 0))
     for seed in range(seeds):
         a = GAME.new_state(variant, 4, seed, record=True)

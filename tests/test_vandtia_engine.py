@@ -2,11 +2,10 @@
 exactly the games of the pure-Python module it is compiled from; the pure path itself runs
 every Vändtia test a second time in tox (``ARENA_PURE=1``)."""
 
-import importlib.util
-import os
 import random
 
 import pytest
+from conftest import compiled_module, pure_module
 
 from arena.games import vandtia
 from arena.games.vandtia import GAME, _shuffle
@@ -15,27 +14,8 @@ from arena.plugins import Registry
 CONFIGS = [(v, n) for v, counts in GAME.variants.items() for n in counts]
 
 
-def pure_module():
-    """vandtia.py run as plain Python, under a name of its own."""
-    spec = importlib.util.spec_from_file_location("arena.games._vandtia_pure", vandtia.__file__)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert module.ENGINE == "pure Python"
-    return module
-
-
-def compiled_module():
-    if os.environ.get("ARENA_PURE", "") not in ("", "0"):
-        pytest.skip("ARENA_PURE is set: this run tests the pure-Python engine")
-    try:
-        from arena.games import _vandtia
-    except ImportError:
-        pytest.skip("arena was installed without the compiled engine (no C compiler)")
-    return _vandtia
-
-
 def test_the_compiled_engine_is_built_from_this_source_and_in_use():
-    fast = compiled_module()
+    fast = compiled_module("vandtia")
     assert vandtia.ENGINE == "compiled (Cython)"
     assert GAME.__class__ is fast.Vandtia and vandtia.VandtiaState is fast.VandtiaState
     assert GAME.new_state("cardems", 2, 0).__class__ is fast.VandtiaState
@@ -45,8 +25,8 @@ def test_the_compiled_engine_is_built_from_this_source_and_in_use():
 def test_compiled_and_pure_engines_play_the_same_games():
     """Random games of every variant and player count, in lockstep: the same legal lists,
     observations and results, move by move; traced playouts and worlds the same too."""
-    compiled_module()
-    pure = pure_module().GAME
+    compiled_module("vandtia")
+    pure = pure_module(vandtia).GAME
     assert type(pure.new_state("cardems", 2, 0)) is not type(GAME.new_state("cardems", 2, 0))
     for variant, players in CONFIGS:
         for seed in range(60):
@@ -97,7 +77,7 @@ def test_the_engines_shuffle_is_randoms_shuffle(copies):
 def test_a_state_names_all_it_holds_in_fields():
     """``copy`` and the equality tests go by ``fields``: in the pure engine (where a state
     has a ``__dict__``) nothing is held outside them."""
-    state = pure_module().GAME.new_state("german", 3, 1, record=True)
+    state = pure_module(vandtia).GAME.new_state("german", 3, 1, record=True)
     assert set(vars(state)) == set(state.FIELDS)
     copied = state.copy()
     assert copied.fields() == {**state.fields(), "events": None}
