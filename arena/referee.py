@@ -102,6 +102,12 @@ def play_match(game, variant: str, bots: list, seed: int, names: list[str] | Non
         return done.value
 
 
+def play_deal_seed(secret: str, seed: int) -> int:
+    """The deal seed of ``arena play --seed SEED`` under ``secret`` (and of an environment's
+    ``reset(seed=SEED)``, ``arena.envs``)."""
+    return keyed_seed(secret, "play", seed)
+
+
 @dataclass
 class Failed:
     """What a bot did instead of answering: raised (or, sandboxed, faulted with) ``error``."""

@@ -14,9 +14,8 @@ import pytest
 from arena.cards import SUIT_SYMBOLS
 from arena.cli.human import TerminalSeat
 from arena.games.cherki import FACE_NAMES
-from arena.referee import play_match
+from arena.referee import play_deal_seed, play_match
 from arena.sandbox import PythonBot
-from arena.views.exports import play_deal_seed
 from arena.views.seat import choose
 
 SYMBOL_SUITS = {v: k for k, v in SUIT_SYMBOLS.items()}

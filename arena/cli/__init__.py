@@ -156,10 +156,10 @@ def _versions_table(registry, name: str, played: dict):
 def _play(registry, game_name, variant, bot_names, seed, show, omniscient, as_json,
           limits="", secret=None):
     from ..plugins import is_human
-    from ..referee import play_match, replay
+    from ..referee import play_deal_seed, play_match, replay
     from ..sandbox.bot import make_bot
     from ..sandbox.process import Limits
-    from ..views.exports import play_deal_seed, play_record
+    from ..views.exports import play_record
     from ..views.transcript import print_renderable, render_result, render_transcript
 
     limits = Limits.parse(limits)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from ..errors import ArenaError
+
 
 class Bot(Protocol):
     def start(self, info: dict) -> None: ...
@@ -37,6 +39,26 @@ class PythonBot:
     def end(self, result: dict) -> None:
         if self._end is not None:
             self._end(result)
+
+
+def local_bot(entry) -> PythonBot:
+    """A registry entry's bot (``arena.plugins.BotEntry``) in this very process, started
+    with its options as the sandbox's worker starts it: for training and local tools only
+    (``arena.envs``) - a league or match runs every bot in the sandbox."""
+    from .worker import load_source, registrations
+
+    spec = entry.spec
+    if spec.get("kind") not in ("module", "file"):
+        raise ArenaError(f"bot {entry.name!r} is a program, not Python: it plays only in "
+                         "the sandbox")
+    plugin = load_source(spec["kind"], spec["target"], spec.get("path"))
+    factory, declared = next((f, o or {}) for name, games, f, o in registrations(plugin)
+                             if name == spec["name"] and entry.game in games)
+    bot = PythonBot(factory(), entry.name)
+    options = {**declared, **spec.get("options", {})}
+    start = bot.start
+    bot.start = lambda info: start({**info, "options": options})
+    return bot
 
 
 def make_bot(entry, limits=None):

@@ -16,10 +16,11 @@ import json
 from itertools import islice
 from pathlib import Path
 
-from ..cards import PUBLIC_SECRET, keyed_seed, seeding
+from ..cards import PUBLIC_SECRET, seeding
 from ..errors import ArenaError
 from ..games import Result
 from ..luck import match_luck
+from ..referee import play_deal_seed
 
 MIN_SECRET = 16  # characters of a secret given in a file
 
@@ -55,11 +56,6 @@ def play_record(game, match, seed: int, secret: str) -> dict:
     return {"type": "play", "seed": seed, "seeding": seeding(secret), "secret": secret,
             **match_record(game, match.variant, match.seed, match.players,
                            match.result.to_json(), match.actions)}
-
-
-def play_deal_seed(secret: str, seed: int) -> int:
-    """The deal seed of ``arena play --seed SEED`` under ``secret``."""
-    return keyed_seed(secret, "play", seed)
 
 
 def read_secret(path: str) -> str:

@@ -1,0 +1,147 @@
+"""The training environments (``arena.envs``, optional extra ``rl``): encodings that match
+the legal lists and leak nothing, PettingZoo's and Gymnasium's own checks, and episodes
+that are the games ``arena play`` plays."""
+
+import json
+import random
+import subprocess
+import sys
+
+import pytest
+
+np = pytest.importorskip("numpy", reason="the environments: pip install 'card-arena[rl]'")
+pytest.importorskip("pettingzoo", reason="the environments: pip install 'card-arena[rl]'")
+pytest.importorskip("gymnasium", reason="the environments: pip install 'card-arena[rl]'")
+
+from arena.envs.aec import env as aec_env  # noqa: E402
+from arena.envs.encoding import encoding  # noqa: E402
+from arena.envs.single import SeatEnv  # noqa: E402
+from arena.errors import ArenaError  # noqa: E402
+from arena.games.vandtia import GAME as VANDTIA  # noqa: E402
+
+CONFIGS = [("vandtia", v, n) for v, counts in VANDTIA.variants.items() for n in counts]
+
+
+@pytest.mark.parametrize("game, variant, players", CONFIGS)
+def test_the_mask_is_the_legal_list_at_every_step(game, variant, players):
+    """Random games: the mask has a one for each legal action (no two share an index), and
+    each index names its action back; the vector keeps its size."""
+    enc = encoding(game, variant, players)
+    rng = random.Random(players)
+    for seed in range(8):
+        state = VANDTIA.new_state(variant, players, seed)
+        while not state.is_over():
+            o, legal = state.observation(state.to_move), state.legal_actions()
+            mask = enc.mask(o, legal)
+            assert mask.dtype == np.int8 and mask.shape == (enc.actions,)
+            assert int(mask.sum()) == len(legal)
+            for action in legal:
+                assert enc.action(o, legal, enc.index(o, action)) == action
+            vector = enc.observe(o)
+            assert vector.dtype == np.float32 and vector.shape == (enc.size,)
+            state.apply(legal[rng.randrange(len(legal))])
+    assert sum(width for _, width in enc.fields) == enc.size
+
+
+@pytest.mark.parametrize("variant, players", [("cardems", 2), ("swedish", 4), ("german", 3),
+                                              ("swedish", 6)])
+def test_the_encoding_leaks_nothing(variant, players):
+    """Re-deal every card the seat has not seen (a world of its observation): the vector and
+    the mask stay the same."""
+    enc = encoding("vandtia", variant, players)
+    rng = random.Random(5)
+    checked = 0
+    for seed in range(6):
+        state = VANDTIA.new_state(variant, players, seed)
+        while not state.is_over():
+            seat = state.to_move
+            o, legal = state.observation(seat), state.legal_actions()
+            if rng.random() < 0.3:
+                world = VANDTIA.world(o, random.Random(rng.getrandbits(32)))
+                again = world.observation(seat)
+                assert np.array_equal(enc.observe(again), enc.observe(o))
+                assert np.array_equal(enc.mask(again, world.legal_actions()), enc.mask(o, legal))
+                checked += 1
+            state.apply(legal[rng.randrange(len(legal))])
+    assert checked > 50
+
+
+@pytest.mark.parametrize("variant, players", [("cardems", 2), ("swedish", 3), ("german", 4),
+                                              ("swedish", 6)])
+def test_pettingzoo_api_test_and_seed_test_pass(variant, players):
+    from pettingzoo.test import api_test, seed_test
+
+    api_test(aec_env("vandtia", variant, players), num_cycles=300)
+    seed_test(lambda: aec_env("vandtia", variant, players), num_cycles=300)
+
+
+@pytest.mark.parametrize("variant, players, opponents", [
+    ("cardems", 2, ["random"]), ("swedish", 3, ["greedy", "first"]), ("german", 4, ["random"])])
+def test_gymnasium_check_env_passes(variant, players, opponents):
+    from gymnasium.utils.env_checker import check_env
+
+    check_env(SeatEnv("vandtia", variant, players, opponents=opponents), skip_render_check=True)
+
+
+def test_an_episode_is_the_game_arena_play_plays():
+    """``arena play --json`` (sandboxed bots, a random secret), then the same seed and secret
+    in both environments, each seat played with the recorded moves (the Gymnasium one's
+    opponent is the same bot, in-process): the same moves and the same result."""
+    run = subprocess.run([sys.executable, "-m", "arena", "play", "vandtia", "greedy",
+                          "random", "--seed", "5", "--json"], capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    record = json.loads(run.stdout)
+    moves = [a["action"] for a in record["actions"]]
+    options = {"secret": record["secret"]}
+
+    e = aec_env("vandtia", "cardems", 2)
+    e.reset(seed=5, options=options)
+    assert e.deal_seed == record["deal_seed"]
+    for agent in e.agent_iter():
+        observation, reward, termination, truncation, info = e.last()
+        if termination or truncation:
+            assert reward == record["result"]["scores"][int(agent[-1])]
+            e.step(None)
+            continue
+        move = moves[len(e.actions)]
+        index = e.encoding.index(e.state_.observation(e.state_.to_move), move)
+        assert observation["action_mask"][index] == 1
+        e.step(index)
+    assert e.actions == moves
+
+    single = SeatEnv("vandtia", "cardems", 2, seat=0, opponents=["random"])
+    single.reset(seed=5, options=options)
+    terminated = False
+    while not terminated:
+        move = moves[len(single.actions)]
+        index = single.encoding.index(single.state.observation(0), move)
+        _, reward, terminated, _, info = single.step(index)
+    assert single.actions == moves
+    assert reward == record["result"]["scores"][0] and info["result"].ranks == \
+        record["result"]["ranks"]
+
+
+def test_an_illegal_index_forfeits_as_in_the_referee():
+    """The seat takes last place and the episode ends, in both environments."""
+    single = SeatEnv("vandtia", "swedish", 3, opponents=["random"])
+    observation, _ = single.reset(seed=1)
+    illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
+    _, reward, terminated, _, info = single.step(illegal)
+    assert terminated and info["illegal"] == illegal and info["result"].ranks[0] == 3
+    assert reward == -2 and info["result"].reason == "forfeit"
+    with pytest.raises(ArenaError, match="the episode is over"):
+        single.step(illegal)
+    e = aec_env("vandtia", "cardems", 2)
+    e.reset(seed=1)
+    agent = e.agent_selection
+    e.step(int(np.flatnonzero(e.observe(agent)["action_mask"] == 0)[0]))
+    assert all(e.terminations.values()) and e.infos[agent]["illegal"] >= 0
+    assert e._cumulative_rewards[agent] == -1
+
+
+def test_bad_choices_are_one_clear_error():
+    with pytest.raises(ArenaError, match="one opponent, or one for each"):
+        SeatEnv("vandtia", "swedish", 4, opponents=["random", "greedy"])
+    with pytest.raises(ArenaError, match="no encoding for 'tractor' yet"):
+        aec_env("tractor")
