@@ -50,6 +50,7 @@ class ArenaAEC(AECEnv):
             "action_mask": spaces.Box(0, 1, (self.encoding.actions,), np.int8)})
         self._action = spaces.Discrete(self.encoding.actions)
         self.state_ = None
+        self._known = None
         self.secret = PUBLIC_SECRET
         self.deal_seed = None
 
@@ -74,6 +75,7 @@ class ArenaAEC(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self.actions: list[str] = []  # as the referee records them
+        self._known = None  # (the legal list, its actions' indices)
         self._turn()
 
     def _turn(self) -> None:
@@ -90,10 +92,18 @@ class ArenaAEC(AECEnv):
         self.agent_selection = self.possible_agents[state.to_move]
         self.infos[self.agent_selection] = {"legal": list(state.legal_actions())}
 
+    def _indices(self, o: dict) -> list[int]:
+        """The legal actions' indices at this move, kept for the step that follows (by the
+        legal list itself: an engine hands out the same one until the next move)."""
+        legal = self.state_.legal_actions()
+        if self._known is None or self._known[0] is not legal:
+            self._known = (legal, self.encoding.indices(o, legal))
+        return self._known[1]
+
     def observe(self, agent: str) -> dict:
         seat = self.possible_agents.index(agent)
         o = self.state_.observation(seat)
-        mask = (self.encoding.mask(o, self.state_.legal_actions())
+        mask = (self.encoding.mask(o, None, self._indices(o))
                 if agent == self.agent_selection and not self.state_.is_over()
                 else np.zeros(self.encoding.actions, dtype=np.int8))
         return {"observation": self.encoding.observe(o), "action_mask": mask}
@@ -105,7 +115,7 @@ class ArenaAEC(AECEnv):
             return
         state = self.state_
         o = state.observation(state.to_move)
-        move = self.encoding.action(o, state.legal_actions(), int(action))
+        move = self.encoding.action(o, state.legal_actions(), int(action), self._indices(o))
         if move is None:  # as the referee does with an illegal answer
             state.forfeit(state.to_move)
         else:

@@ -27,9 +27,19 @@ RANKS = list(range(2, 15))  # 2 .. A
 SWAPS = list(combinations(range(6), 3))  # which 3 of the 6 set-up cards lie face-up
 
 
-def _rank(name: str) -> int:
-    """A Vändtia card name's rank index, 0 (2) to 12 (A)."""
-    return C.rank(C.parse(name)) - 2
+#: a card name's rank index, 0 (2) to 12 (A)
+_RANK = {name: C.rank(card) - 2 for card, name in C.CARD_NAMES.items()}
+#: a rank's name (``7``, ``Q``) to its index
+_TOP = {name: r - 2 for r, name in C.RANK_NAMES.items()}
+
+
+def _counts(names, scale: float) -> list[float]:
+    """Copies per rank of the cards ``names``, each counting ``scale``."""
+    out = [0.0] * 13
+    rank = _RANK
+    for name in names:
+        out[rank[name]] += scale
+    return out
 
 
 class VandtiaEncoding:
@@ -85,73 +95,73 @@ class VandtiaEncoding:
 
     def observe(self, o: dict) -> np.ndarray:
         """The observation as a float32 vector of ``size``."""
-        c, deck, n = float(self.copies), float(self.deck), self.players
-        me = o["seat"]
-        v = np.zeros(self.size, dtype=np.float32)
-        v[("swap", "play", "over").index(o["phase"])] = 1.0
-        at = 3
-        for name in o["hand"]:
-            v[at + _rank(name)] += 1.0 / c
-        at += 13
-        for name in o["seats"][me]["known"]:
-            v[at + _rank(name)] += 1.0 / c
-        at += 13
-        for name in o["pile"]:
-            v[at + _rank(name)] += 1.0 / c
-        at += 13
-        v[at] = len(o["pile"]) / deck
-        at += 1
-        v[at + (RANKS.index(_top(o["top"])) if o["top"] is not None else 13)] = 1.0
-        at += 14
-        for name in o["burned"]:
-            v[at + _rank(name)] += 1.0 / c
-        at += 13
-        v[at] = o["stock"] / deck
-        at += 1
+        unit, deck, n = 1.0 / self.copies, float(self.deck), self.players
+        me, seats = o["seat"], o["seats"]
+        top = [0.0] * 14
+        top[_TOP[o["top"]] if o["top"] is not None else 13] = 1.0
+        turn = [0.0] * n
         if o["to_move"] is not None:
-            v[at + (o["to_move"] - me) % n] = 1.0
-        at += n
-        v[at] = o["move"] / o.get("move_cap", 250)
-        at += 1
+            turn[(o["to_move"] - me) % n] = 1.0
+        out = [1.0 if o["phase"] == "swap" else 0.0, 1.0 if o["phase"] == "play" else 0.0,
+               1.0 if o["phase"] == "over" else 0.0]
+        out += _counts(o["hand"], unit)
+        out += _counts(seats[me]["known"], unit)
+        out += _counts(o["pile"], unit)
+        out.append(len(o["pile"]) / deck)
+        out += top
+        out += _counts(o["burned"], unit)
+        out.append(o["stock"] / deck)
+        out += turn
+        out.append(o["move"] / o.get("move_cap", 250))
         for k in range(n):
-            s = o["seats"][(me + k) % n]
-            v[at] = s["hand"] / deck
-            for name in s["known"]:
-                v[at + 1 + _rank(name)] += 1.0 / c
-            for name in s["faceup"]:
-                v[at + 14 + _rank(name)] += 1.0 / c
+            s = seats[(me + k) % n]
+            out.append(s["hand"] / deck)
+            out += _counts(s["known"], unit)
+            out += _counts(s["faceup"], unit)
+            slots = [0.0, 0.0, 0.0]
             for slot in s["facedown"]:
-                v[at + 27 + slot] = 1.0
-            v[at + 30] = 1.0 if s["out"] is not None else 0.0
-            at += 31
-        return v
+                slots[slot] = 1.0
+            out += slots
+            out.append(1.0 if s["out"] is not None else 0.0)
+        return np.array(out, dtype=np.float32)
 
     # -- the actions ----------------------------------------------------------------------
 
+    def indices(self, o: dict, legal) -> list[int]:
+        """The index of each action of ``legal`` (legal in observation ``o``), in order."""
+        known: dict[str, int] = {}
+        for name in o["seats"][o["seat"]]["known"]:
+            known[name] = known.get(name, 0) + 1
+        c, swaps, out = self.copies, None, []
+        for action in legal:
+            word, _, rest = action.partition(" ")
+            if word == "play":
+                names = rest.split()
+                used = 0
+                if known:  # the known copies it uses, counted by name
+                    left = dict(known)
+                    for name in names:
+                        if left.get(name, 0) > 0:
+                            left[name] -= 1
+                            used += 1
+                out.append(self.play_base + (_RANK[names[0]] * c + len(names) - 1) * (c + 1)
+                           + used)
+            elif word == "draw":
+                out.append(self.draw)
+            elif word == "pickup":
+                out.append(self.pickup)
+            elif word == "flip":
+                out.append(self.flip + int(rest))
+            elif word == "swap":
+                swaps = swaps or self._swaps(o)
+                out.append(swaps[action])
+            else:
+                raise ArenaError(f"not a Vändtia action: {action!r}")
+        return out
+
     def index(self, o: dict, action: str) -> int:
         """The index of a legal ``action`` in observation ``o``."""
-        word, _, rest = action.partition(" ")
-        if word == "play":
-            names = rest.split()
-            known: dict[str, int] = {}
-            for name in o["seats"][o["seat"]]["known"]:
-                known[name] = known.get(name, 0) + 1
-            used = 0
-            for name in names:
-                if known.get(name, 0) > 0:
-                    known[name] -= 1
-                    used += 1
-            c = self.copies
-            return self.play_base + (_rank(names[0]) * c + len(names) - 1) * (c + 1) + used
-        if word == "draw":
-            return self.draw
-        if word == "pickup":
-            return self.pickup
-        if word == "flip":
-            return self.flip + int(rest)
-        if word == "swap":
-            return self._swaps(o)[action]
-        raise ArenaError(f"not a Vändtia action: {action!r}")
+        return self.indices(o, [action])[0]
 
     def _swaps(self, o: dict) -> dict[str, int]:
         """Each swap's index: the first choice of three of the six set-up cards (sorted by
@@ -159,28 +169,25 @@ class VandtiaEncoding:
         six = sorted(o["hand"] + o["seats"][o["seat"]]["faceup"], key=C.parse)
         out: dict[str, int] = {}
         for i, chosen in enumerate(SWAPS):
-            cards = sorted((six[j] for j in chosen), key=C.parse)
-            out.setdefault("swap " + " ".join(cards), i)
+            out.setdefault("swap " + " ".join(six[j] for j in chosen), i)
         return out
 
-    def mask(self, o: dict, legal: list) -> np.ndarray:
-        """1 at the index of every legal action, else 0 (int8, shape ``(actions,)``)."""
+    def mask(self, o: dict, legal, indices: list[int] | None = None) -> np.ndarray:
+        """1 at the index of every legal action, else 0 (int8, shape ``(actions,)``);
+        ``indices``: ``indices(o, legal)``, where the caller has them."""
         m = np.zeros(self.actions, dtype=np.int8)
-        for action in legal:
-            m[self.index(o, action)] = 1
+        m[self.indices(o, legal) if indices is None else indices] = 1
         return m
 
-    def action(self, o: dict, legal: list, index: int) -> str | None:
-        """The legal action at ``index``, or None where none is."""
-        for action in legal:
-            if self.index(o, action) == index:
+    def action(self, o: dict, legal, index: int,
+               indices: list[int] | None = None) -> str | None:
+        """The legal action at ``index``, or None where none is (``indices`` as in
+        ``mask``)."""
+        for action, i in zip(legal, self.indices(o, legal) if indices is None else indices,
+                             strict=True):
+            if i == index:
                 return action
         return None
-
-
-def _top(name: str) -> int:
-    """A rank's number from its name (``7``, ``Q``)."""
-    return next(r for r, n in C.RANK_NAMES.items() if n == name)
 
 
 def encoding(game: str, variant: str, players: int):
