@@ -145,3 +145,82 @@ def test_bad_choices_are_one_clear_error():
         SeatEnv("vandtia", "swedish", 4, opponents=["random", "greedy"])
     with pytest.raises(ArenaError, match="no encoding for 'tractor' yet"):
         aec_env("tractor")
+
+
+MODEL_BOT = '''import arena
+from arena.envs.model import model_bot
+
+Bot = model_bot(__file__.replace(".py", ".npz"))
+
+
+@arena.hookimpl
+def register_bots(register):
+    register("mymodel", Bot, games=[Bot.model.game])
+'''
+
+
+def _model(path, seed=1, hidden=16):
+    """A small network of seeded random weights for two-seat Vändtia."""
+    from arena.envs.model import save
+
+    enc, rng = encoding("vandtia", "cardems", 2), np.random.default_rng(seed)
+    save(path, "vandtia", "cardems", 2, [
+        (rng.normal(0, 0.3, (enc.size, hidden)), np.zeros(hidden)),
+        (rng.normal(0, 0.3, (hidden, enc.actions)), np.zeros(enc.actions))])
+
+
+def test_a_model_bot_chooses_its_best_scoring_legal_action(tmp_path):
+    from arena.envs.model import Model, model_bot
+
+    _model(tmp_path / "m.npz")
+    model = Model(str(tmp_path / "m.npz"))
+    bot = model_bot(str(tmp_path / "m.npz"))()
+    state = VANDTIA.new_state("cardems", 2, 3)
+    requests = []
+    while not state.is_over() and len(requests) < 40:
+        o, legal = state.observation(state.to_move), list(state.legal_actions())
+        scores = model.scores(model.encoding.observe(o)[None, :])[0]
+        best = max(legal, key=lambda a: scores[model.encoding.index(o, a)])
+        assert bot.act(o, legal) == best
+        requests.append((o, legal))
+        state.apply(best)
+    assert type(bot).act_batch(requests) == [bot.act(o, legal) for o, legal in requests]
+    three = VANDTIA.new_state("swedish", 3, 1)
+    with pytest.raises(ArenaError, match="tables of 2 seats, not 3"):
+        bot.act(three.observation(three.to_move), list(three.legal_actions()))
+    np.savez(tmp_path / "bad.npz", meta=np.array('{"game": "vandtia", "variant": "cardems", '
+                                                 '"players": 2}'), w0=np.zeros((3, 3)),
+             b0=np.zeros(3))
+    with pytest.raises(ArenaError, match="do not take 136 inputs to 285 action scores"):
+        Model(str(tmp_path / "bad.npz"))
+
+
+@pytest.mark.slow
+def test_a_submitted_model_bot_passes_check_bot_and_plays_a_season(tmp_path):
+    """Submitted as a folder (the bot file beside its weights), checked, and played in a
+    season 8 matches side by side (its moves asked in batches: ``act_batch``)."""
+    folder = tmp_path / "mymodel"
+    folder.mkdir()
+    (folder / "mymodel.py").write_text(MODEL_BOT)
+    _model(folder / "mymodel.npz")
+    base = [sys.executable, "-m", "arena", "--db", f"sqlite:///{tmp_path / 'a.db'}",
+            "--store", str(tmp_path / "store")]
+
+    def arena(*args):
+        run = subprocess.run(base + list(args), capture_output=True, text=True, timeout=600,
+                             cwd=tmp_path)
+        assert run.returncode == 0, (args, run.stdout, run.stderr)
+        return run.stdout
+
+    assert "accepted, version 1 of mymodel" in arena("submit", str(folder), "--author", "Ada")
+    checked = arena("check-bot", "mymodel")
+    assert checked.count("ok    vandtia") == 3, checked
+    arena("season", "run", "vandtia", "--bots", "mymodel,random", "--rounds", "4",
+          "--inflight", "8", "--name", "m")
+    from arena import db
+
+    engine = db.connect(f"sqlite:///{tmp_path / 'a.db'}", create=False)
+    seats = [s for _, match in db.season_matches(engine, db.get_season(engine, "m").id)
+             for s in match]
+    assert len(seats) == 16 and all(s.fault is None for s in seats)
+    assert {s.bot for s in seats} == {"mymodel@1", "random"}

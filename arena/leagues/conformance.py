@@ -62,6 +62,8 @@ def check_bot(registry, name: str, games: list[str] | None = None, matches: int 
     """One :class:`Check` per game and variant the bot claims (or ``games``)."""
     checks, secret = [], new_secret()  # deals the bot cannot compute, as in a season
     base = parse_entrant(name)[0]
+    registry.bots()
+    base = registry.latest.get(base, base)  # a submitted bot without a version: its latest
     if base not in registry.bots():
         registry.bot(name, "")  # UnknownBot, with the names it knows
     for game_name in games or list(registry.bots()[base]):
