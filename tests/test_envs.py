@@ -224,3 +224,25 @@ def test_a_submitted_model_bot_passes_check_bot_and_plays_a_season(tmp_path):
              for s in match]
     assert len(seats) == 16 and all(s.fault is None for s in seats)
     assert {s.bot for s in seats} == {"mymodel@1", "random"}
+
+
+def test_the_training_example_trains_and_exports_a_bot_that_plays(tmp_path):
+    """``examples/train_cardems.py`` for a moment: it writes the weights and the bot file
+    beside them, and the bot plays."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    out = tmp_path / "trained" / "trained.npz"
+    run = subprocess.run([sys.executable, str(root / "examples" / "train_cardems.py"),
+                          "--minutes", "0.02", "--envs", "4", "--out", str(out)],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert out.exists() and (out.parent / "trained.py").exists()
+    from arena.envs.model import model_bot
+
+    bot = model_bot(str(out))()
+    state = VANDTIA.new_state("cardems", 2, 0)
+    while not state.is_over():
+        legal = list(state.legal_actions())
+        state.apply(bot.act(state.observation(state.to_move), legal))
+    assert state.result().reason in ("out", "cap")
