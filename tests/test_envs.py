@@ -17,19 +17,22 @@ from arena.envs.aec import env as aec_env  # noqa: E402
 from arena.envs.encoding import encoding  # noqa: E402
 from arena.envs.single import SeatEnv  # noqa: E402
 from arena.errors import ArenaError  # noqa: E402
+from arena.games.cherki import GAME as CHERKI  # noqa: E402
 from arena.games.vandtia import GAME as VANDTIA  # noqa: E402
 
-CONFIGS = [("vandtia", v, n) for v, counts in VANDTIA.variants.items() for n in counts]
+GAMES = {"vandtia": VANDTIA, "cherki": CHERKI}
+CONFIGS = [(name, v, n) for name, game in GAMES.items() for v, counts in game.variants.items()
+           for n in counts]
 
 
 @pytest.mark.parametrize("game, variant, players", CONFIGS)
 def test_the_mask_is_the_legal_list_at_every_step(game, variant, players):
     """Random games: the mask has a one for each legal action (no two share an index), and
-    each index names its action back; the vector keeps its size."""
+    each index names its action back; the vector keeps its size, every value in 0-1."""
     enc = encoding(game, variant, players)
     rng = random.Random(players)
     for seed in range(8):
-        state = VANDTIA.new_state(variant, players, seed)
+        state = GAMES[game].new_state(variant, players, seed)
         while not state.is_over():
             o, legal = state.observation(state.to_move), state.legal_actions()
             mask = enc.mask(o, legal)
@@ -39,25 +42,27 @@ def test_the_mask_is_the_legal_list_at_every_step(game, variant, players):
                 assert enc.action(o, legal, enc.index(o, action)) == action
             vector = enc.observe(o)
             assert vector.dtype == np.float32 and vector.shape == (enc.size,)
+            assert vector.min() >= 0 and vector.max() <= 1
             state.apply(legal[rng.randrange(len(legal))])
     assert sum(width for _, width in enc.fields) == enc.size
 
 
-@pytest.mark.parametrize("variant, players", [("cardems", 2), ("swedish", 4), ("german", 3),
-                                              ("swedish", 6)])
-def test_the_encoding_leaks_nothing(variant, players):
+@pytest.mark.parametrize("game, variant, players", [
+    ("vandtia", "cardems", 2), ("vandtia", "swedish", 4), ("vandtia", "german", 3),
+    ("vandtia", "swedish", 6), ("cherki", "standard", 3)])
+def test_the_encoding_leaks_nothing(game, variant, players):
     """Re-deal every card the seat has not seen (a world of its observation): the vector and
     the mask stay the same."""
-    enc = encoding("vandtia", variant, players)
+    enc = encoding(game, variant, players)
     rng = random.Random(5)
     checked = 0
     for seed in range(6):
-        state = VANDTIA.new_state(variant, players, seed)
+        state = GAMES[game].new_state(variant, players, seed)
         while not state.is_over():
             seat = state.to_move
             o, legal = state.observation(seat), state.legal_actions()
             if rng.random() < 0.3:
-                world = VANDTIA.world(o, random.Random(rng.getrandbits(32)))
+                world = GAMES[game].world(o, random.Random(rng.getrandbits(32)))
                 again = world.observation(seat)
                 assert np.array_equal(enc.observe(again), enc.observe(o))
                 assert np.array_equal(enc.mask(again, world.legal_actions()), enc.mask(o, legal))
@@ -66,36 +71,40 @@ def test_the_encoding_leaks_nothing(variant, players):
     assert checked > 50
 
 
-@pytest.mark.parametrize("variant, players", [("cardems", 2), ("swedish", 3), ("german", 4),
-                                              ("swedish", 6)])
-def test_pettingzoo_api_test_and_seed_test_pass(variant, players):
+@pytest.mark.parametrize("game, variant, players", [
+    ("vandtia", "cardems", 2), ("vandtia", "swedish", 3), ("vandtia", "german", 4),
+    ("vandtia", "swedish", 6), ("cherki", "standard", 3)])
+def test_pettingzoo_api_test_and_seed_test_pass(game, variant, players):
     from pettingzoo.test import api_test, seed_test
 
-    api_test(aec_env("vandtia", variant, players), num_cycles=300)
-    seed_test(lambda: aec_env("vandtia", variant, players), num_cycles=300)
+    api_test(aec_env(game, variant, players), num_cycles=300)
+    seed_test(lambda: aec_env(game, variant, players), num_cycles=300)
 
 
-@pytest.mark.parametrize("variant, players, opponents", [
-    ("cardems", 2, ["random"]), ("swedish", 3, ["greedy", "first"]), ("german", 4, ["random"])])
-def test_gymnasium_check_env_passes(variant, players, opponents):
+@pytest.mark.parametrize("game, variant, players, opponents", [
+    ("vandtia", "cardems", 2, ["random"]), ("vandtia", "swedish", 3, ["greedy", "first"]),
+    ("vandtia", "german", 4, ["random"]), ("cherki", "standard", 3, ["greedy", "random"])])
+def test_gymnasium_check_env_passes(game, variant, players, opponents):
     from gymnasium.utils.env_checker import check_env
 
-    check_env(SeatEnv("vandtia", variant, players, opponents=opponents), skip_render_check=True)
+    check_env(SeatEnv(game, variant, players, opponents=opponents), skip_render_check=True)
 
 
-def test_an_episode_is_the_game_arena_play_plays():
+@pytest.mark.parametrize("game, bots, variant", [
+    ("vandtia", ["greedy", "random"], "cardems"), ("cherki", ["greedy", "random", "first"],
+                                                   "standard")])
+def test_an_episode_is_the_game_arena_play_plays(game, bots, variant):
     """``arena play --json`` (sandboxed bots, a random secret), then the same seed and secret
     in both environments, each seat played with the recorded moves (the Gymnasium one's
-    opponent is the same bot, in-process): the same moves and the same result."""
-    run = subprocess.run([sys.executable, "-m", "arena", "play", "vandtia", "greedy",
-                          "random", "--seed", "5", "--json"], capture_output=True, text=True,
-                         timeout=300)
+    opponents are the same bots, in-process): the same moves and the same result."""
+    run = subprocess.run([sys.executable, "-m", "arena", "play", game, *bots, "--seed", "5",
+                          "--json"], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     record = json.loads(run.stdout)
     moves = [a["action"] for a in record["actions"]]
     options = {"secret": record["secret"]}
 
-    e = aec_env("vandtia", "cardems", 2)
+    e = aec_env(game, variant, len(bots))
     e.reset(seed=5, options=options)
     assert e.deal_seed == record["deal_seed"]
     for agent in e.agent_iter():
@@ -110,7 +119,7 @@ def test_an_episode_is_the_game_arena_play_plays():
         e.step(index)
     assert e.actions == moves
 
-    single = SeatEnv("vandtia", "cardems", 2, seat=0, opponents=["random"])
+    single = SeatEnv(game, variant, len(bots), seat=0, opponents=bots[1:])
     single.reset(seed=5, options=options)
     terminated = False
     while not terminated:
@@ -143,7 +152,8 @@ def test_an_illegal_index_forfeits_as_in_the_referee():
 def test_bad_choices_are_one_clear_error():
     with pytest.raises(ArenaError, match="one opponent, or one for each"):
         SeatEnv("vandtia", "swedish", 4, opponents=["random", "greedy"])
-    with pytest.raises(ArenaError, match="no encoding for 'tractor' yet"):
+    with pytest.raises(ArenaError, match="no encoding for 'tractor' yet \\(there is one for: "
+                                         "vandtia, cherki\\)"):
         aec_env("tractor")
 
 

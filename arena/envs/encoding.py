@@ -190,8 +190,111 @@ class VandtiaEncoding:
         return None
 
 
+class CherkiEncoding:
+    """Cherki (three seats). Seats are counted from the observing seat; a copy count is
+    divided by 4 (the copies of a face), a card count by the deck's 120.
+
+    The vector, in order (``fields`` gives each field's name and width):
+
+    ================  ====  ===================================================================
+    ``phase``         3     one-hot: turn, discard, over
+    ``to_move``       3     one-hot: the seat to move (from this seat)
+    ``move``          1     the move number over the move cap
+    ``hand``          30    own hand, copies per face (1C-9C, 1S-9S, 1M-9M, WF, RF, OT)
+    ``locked``        13    one-hot: own locked pair's kind (1-9, WF, RF, OT), or (last) none
+    ``drawn``         31    one-hot: the card just drawn or taken, or (last) none
+    ``pile``          30    the discards still there, copies per face
+    ``pile_top``      31    one-hot: the top discard, or (last) an empty pile
+    ``stock``         1     the stock's cards
+    ``winner``        4     one-hot: the winner (from this seat), or (last) none
+    ``winning_hand``  30    the winner's hand, copies per face (all zero before)
+    per seat (3x)     62    whether it called; its discards (30) and takes (30), copies per
+                            face (at most 1: a face may come round more than four times); its
+                            draws over 120
+    ================  ====  ===================================================================
+
+    Actions (404): ``call K`` (12, by kind), ``draw``, ``take``, ``discard F`` (30, by face),
+    ``discard F call K`` (30 x 12).
+    """
+
+    def __init__(self, variant: str, players: int):
+        from ..games.cherki import GAME
+
+        self.game, self.variant, self.players = "cherki", GAME.check(variant, players), players
+        self.fields = [("phase", 3), ("to_move", 3), ("move", 1), ("hand", 30), ("locked", 13),
+                       ("drawn", 31), ("pile", 30), ("pile_top", 31), ("stock", 1),
+                       ("winner", 4), ("winning_hand", 30)] + [
+            (f"seat{k}", 62) for k in range(3)]
+        self.size = sum(width for _, width in self.fields)
+        self.actions = 12 + 2 + 30 + 30 * 12
+
+    def observe(self, o: dict) -> np.ndarray:
+        """The observation as a float32 vector of ``size``."""
+        from ..games.cherki import FACES, KINDS
+
+        me = o["seat"]
+
+        def counts(names):  # a seat may discard a face more often than 4: at most 1
+            out = [0.0] * 30
+            for name in names:
+                out[FACES[name]] += 0.25
+            return [min(x, 1.0) for x in out]
+
+        def one_hot(width, at):
+            out = [0.0] * width
+            out[at] = 1.0
+            return out
+
+        v = one_hot(3, ("turn", "discard", "over").index(o["phase"]))
+        v += [0.0] * 3 if o["to_move"] is None else one_hot(3, (o["to_move"] - me) % 3)
+        v.append(o["move"] / 250)
+        v += counts(o["hand"])
+        v += one_hot(13, KINDS[o["locked"]] if o["locked"] is not None else 12)
+        v += one_hot(31, FACES[o["drawn"]] if o["drawn"] is not None else 30)
+        v += counts(o["pile"])
+        v += one_hot(31, FACES[o["pile"][-1]] if o["pile"] else 30)
+        v.append(o["stock"] / 120)
+        v += one_hot(4, (o["winner"] - me) % 3 if o["winner"] is not None else 3)
+        v += counts(o["winning_hand"] or [])
+        for k in range(3):
+            seat = (me + k) % 3
+            v.append(1.0 if o["called"][seat] else 0.0)
+            v += counts(d["card"] for d in o["discards"] if d["seat"] == seat)
+            v += counts(t["card"] for t in o["takes"] if t["seat"] == seat)
+            v.append(o["draws"][seat] / 120)
+        return np.array(v, dtype=np.float32)
+
+    def indices(self, o: dict, legal) -> list[int]:
+        """The index of each action of ``legal``, in order."""
+        from ..games.cherki import FACES, KINDS
+
+        out = []
+        for action in legal:
+            words = action.split()
+            if words[0] == "call":
+                out.append(KINDS[words[1]])
+            elif words[0] == "draw":
+                out.append(12)
+            elif words[0] == "take":
+                out.append(13)
+            elif words[0] == "discard" and len(words) == 2:
+                out.append(14 + FACES[words[1]])
+            elif words[0] == "discard" and len(words) == 4 and words[2] == "call":
+                out.append(44 + FACES[words[1]] * 12 + KINDS[words[3]])
+            else:
+                raise ArenaError(f"not a Cherki action: {action!r}")
+        return out
+
+    index, mask, action = (VandtiaEncoding.index, VandtiaEncoding.mask,
+                           VandtiaEncoding.action)
+
+
+ENCODINGS = {"vandtia": VandtiaEncoding, "cherki": CherkiEncoding}
+
+
 def encoding(game: str, variant: str, players: int):
     """The encoding of ``game``'s observations at this variant and player count."""
-    if game == "vandtia":
-        return VandtiaEncoding(variant, players)
-    raise ArenaError(f"no encoding for {game!r} yet (there is one for: vandtia)")
+    if game not in ENCODINGS:
+        raise ArenaError(f"no encoding for {game!r} yet (there is one for: "
+                         f"{', '.join(ENCODINGS)})")
+    return ENCODINGS[game](variant, players)
