@@ -289,7 +289,144 @@ class CherkiEncoding:
                            VandtiaEncoding.action)
 
 
-ENCODINGS = {"vandtia": VandtiaEncoding, "cherki": CherkiEncoding}
+class TractorEncoding:
+    """Tractor (four seats, two teams; both variants). Seats are counted from the observing
+    seat (its partner is 2); a copy count is divided by 2 (each face is twice in the double
+    deck). Faces in order: ``2C``, ``2D``, ``2H``, ``2S``, ``3C`` ... ``AS``, ``SJ``, ``BJ``.
+
+    The vector, in order (``fields`` gives each field's name and width):
+
+    ================  ====  ===================================================================
+    ``phase``         4     one-hot: bid, bury, play, over
+    ``to_move``       4     one-hot: the seat to move (from this seat)
+    ``levels``        26    one-hot each: own team's level, the other team's (2 .. A)
+    ``level_rank``    13    one-hot: the rank being played
+    ``dealer``        5     one-hot: the dealer, or (last) not known yet
+    ``trump``         6     one-hot: C, D, H, S, no trump suit, or not known yet
+    ``standing``      10    the strongest declaration so far: its strength (none, single,
+                            pair, small jokers, big jokers) and its seat (or none)
+    ``hand``          54    own hand, copies per face
+    ``kitty``         55    the kitty where this seat sees it, and whether it does
+    ``buried``        54    own bury (the dealer's)
+    ``picks``         54    own picks of the follow in progress
+    ``leader``        5     one-hot: the trick's leader, or (last) none
+    ``trick``         216   the trick's plays so far, per seat, copies per face
+    ``played``        216   the cards each seat played in this deal's finished tricks
+    ``points``        1     the attackers' points over 400 (at most 1)
+    ``deal``          2     the deal number over 60, the finished tricks over 25
+    ================  ====  ===================================================================
+
+    Actions (2,603): bids (``pass``, ``declare`` a single or a pair of each suit, the small
+    or the big jokers: 11), ``bury F`` (54), ``pick F`` (54), leads: a single, a pair (54
+    each) and a tractor, by its first face, its pairs (2-12) and the suit of the level card
+    it passes through after its first (each tier of a tractor has one face but the tier of
+    the level cards outside the trump suit: 54 x 11 x 4).
+    """
+
+    BURY, PICK, SINGLE, PAIR, TRACTOR = 11, 65, 119, 173, 227
+
+    def __init__(self, variant: str, players: int):
+        from ..games.tractor import GAME
+
+        self.game, self.variant, self.players = "tractor", GAME.check(variant, players), players
+        self.fields = [("phase", 4), ("to_move", 4), ("levels", 26), ("level_rank", 13),
+                       ("dealer", 5), ("trump", 6), ("standing", 10), ("hand", 54),
+                       ("kitty", 55), ("buried", 54), ("picks", 54), ("leader", 5),
+                       ("trick", 216), ("played", 216), ("points", 1), ("deal", 2)]
+        self.size = sum(width for _, width in self.fields)
+        self.actions = self.TRACTOR + 54 * 11 * 4
+
+    def observe(self, o: dict) -> np.ndarray:
+        """The observation as a float32 vector of ``size``."""
+        from ..games.tractor import FACES_BY_NAME as FACES
+
+        me = o["seat"]
+
+        def counts(names, out=None):
+            out = [0.0] * 54 if out is None else out
+            for name in names:
+                out[FACES[name]] += 0.5
+            return out
+
+        def one_hot(width, at):
+            out = [0.0] * width
+            out[at] = 1.0
+            return out
+
+        v = one_hot(4, ("bid", "bury", "play", "over").index(o["phase"]))
+        v += [0.0] * 4 if o["to_move"] is None else one_hot(4, (o["to_move"] - me) % 4)
+        team = me % 2
+        v += one_hot(13, min(o["levels"][team], 14) - 2)
+        v += one_hot(13, min(o["levels"][1 - team], 14) - 2)
+        v += one_hot(13, o["level_rank"] - 2)
+        v += one_hot(5, (o["dealer"] - me) % 4 if o["dealer"] is not None else 4)
+        v += one_hot(6, "CDHS".index(o["trump"]) if o["trump"] in ("C", "D", "H", "S") else
+                     4 if o["trump"] == "none" else 5)
+        strength, seat = 0, 4
+        for b in o["bids"]:
+            if b["bid"] != "pass":
+                first = b["bid"][0]
+                strength = 4 if first == "BJ" else 3 if first == "SJ" else len(b["bid"])
+                seat = (b["seat"] - me) % 4
+        v += one_hot(5, strength) + one_hot(5, seat)
+        v += counts(o["hand"])
+        v += counts(o["kitty"] or []) + [1.0 if o["kitty"] is not None else 0.0]
+        v += counts(o["buried"] or [])
+        v += counts(o["picks"])
+        leader = o["trick"]["leader"]
+        v += one_hot(5, (leader - me) % 4 if leader is not None else 4)
+        trick = [[0.0] * 54 for _ in range(4)]
+        for seat_, cards in o["trick"]["plays"]:
+            counts(cards, trick[(seat_ - me) % 4])
+        played = [[0.0] * 54 for _ in range(4)]
+        for t in o["tricks"]:
+            for seat_, cards in t["plays"]:
+                counts(cards, played[(seat_ - me) % 4])
+        for rows in (trick, played):
+            for row in rows:
+                v += row
+        v.append(min(o["points"] / 400, 1.0))
+        v += [min(o["deal"] / 60, 1.0), len(o["tricks"]) / 25]
+        return np.array(v, dtype=np.float32)
+
+    def indices(self, o: dict, legal) -> list[int]:
+        """The index of each action of ``legal``, in order."""
+        from ..games.tractor import FACES_BY_NAME as FACES
+
+        level = o["level_rank"]
+        out = []
+        for action in legal:
+            word, *names = action.split()
+            faces = [FACES[n] for n in names]
+            if word == "pass":
+                out.append(0)
+            elif word == "declare":
+                f = faces[0]
+                out.append(9 if f == 52 else 10 if f == 53 else
+                           1 + f % 4 + (4 if len(faces) == 2 else 0))
+            elif word == "bury":
+                out.append(self.BURY + faces[0])
+            elif word == "pick":
+                out.append(self.PICK + faces[0])
+            elif word == "play" and len(faces) == 1:
+                out.append(self.SINGLE + faces[0])
+            elif word == "play" and len(faces) == 2:
+                out.append(self.PAIR + faces[0])
+            elif word == "play":
+                pairs = faces[::2]
+                later = [f for f in pairs[1:] if f < 52 and f // 4 + 2 == level]
+                suit = later[0] % 4 if later else 0
+                out.append(self.TRACTOR + (pairs[0] * 11 + len(pairs) - 2) * 4 + suit)
+            else:
+                raise ArenaError(f"not a Tractor action: {action!r}")
+        return out
+
+    index, mask, action = (VandtiaEncoding.index, VandtiaEncoding.mask,
+                           VandtiaEncoding.action)
+
+
+ENCODINGS = {"vandtia": VandtiaEncoding, "cherki": CherkiEncoding,
+             "tractor": TractorEncoding}
 
 
 def encoding(game: str, variant: str, players: int):
