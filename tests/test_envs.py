@@ -74,7 +74,8 @@ def test_the_encoding_leaks_nothing(game, variant, players):
 
 @pytest.mark.parametrize("game, variant, players", [
     ("vandtia", "cardems", 2), ("vandtia", "swedish", 3), ("vandtia", "german", 4),
-    ("vandtia", "swedish", 6), ("cherki", "standard", 3), ("tractor", "deal", 4)])
+    ("vandtia", "swedish", 6), ("cherki", "standard", 3), ("tractor", "deal", 4),
+    ("tractor", "match", 4)])
 def test_pettingzoo_api_test_and_seed_test_pass(game, variant, players):
     from pettingzoo.test import api_test, seed_test
 
@@ -85,7 +86,7 @@ def test_pettingzoo_api_test_and_seed_test_pass(game, variant, players):
 @pytest.mark.parametrize("game, variant, players, opponents", [
     ("vandtia", "cardems", 2, ["random"]), ("vandtia", "swedish", 3, ["greedy", "first"]),
     ("vandtia", "german", 4, ["random"]), ("cherki", "standard", 3, ["greedy", "random"]),
-    ("tractor", "deal", 4, ["greedy", "random", "greedy"])])
+    ("tractor", "deal", 4, ["greedy", "random", "greedy"]), ("tractor", "match", 4, ["random"])])
 def test_gymnasium_check_env_passes(game, variant, players, opponents):
     from gymnasium.utils.env_checker import check_env
 
