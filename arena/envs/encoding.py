@@ -42,7 +42,43 @@ def _counts(names, scale: float) -> list[float]:
     return out
 
 
-class VandtiaEncoding:
+class Encoding:
+    """What every game's encoding has: ``size``, ``actions`` and ``fields``; ``observe`` and
+    ``indices`` (each game's own), and from them ``index``, ``mask`` and ``action``."""
+
+    size = actions = 0
+    fields: list = []
+
+    def observe(self, o: dict) -> np.ndarray:
+        raise NotImplementedError
+
+    def indices(self, o: dict, legal) -> list[int]:
+        """The index of each action of ``legal`` (legal in observation ``o``), in order."""
+        raise NotImplementedError
+
+    def index(self, o: dict, action: str) -> int:
+        """The index of a legal ``action`` in observation ``o``."""
+        return self.indices(o, [action])[0]
+
+    def mask(self, o: dict, legal, indices: list[int] | None = None) -> np.ndarray:
+        """1 at the index of every legal action, else 0 (int8, shape ``(actions,)``);
+        ``indices``: ``indices(o, legal)``, where the caller has them."""
+        m = np.zeros(self.actions, dtype=np.int8)
+        m[self.indices(o, legal) if indices is None else indices] = 1
+        return m
+
+    def action(self, o: dict, legal, index: int,
+               indices: list[int] | None = None) -> str | None:
+        """The legal action at ``index``, or None where none is (``indices`` as in
+        ``mask``)."""
+        for action, i in zip(legal, self.indices(o, legal) if indices is None else indices,
+                             strict=True):
+            if i == index:
+                return action
+        return None
+
+
+class VandtiaEncoding(Encoding):
     """Vändtia, any variant and player count. Seats are counted from the observing seat
     (0 is itself, 1 the next to play after it, and so on); a copy count is divided by the
     copies of a rank in the deck (4, or 8 with two decks), a card count by the deck's size.
@@ -159,10 +195,6 @@ class VandtiaEncoding:
                 raise ArenaError(f"not a Vändtia action: {action!r}")
         return out
 
-    def index(self, o: dict, action: str) -> int:
-        """The index of a legal ``action`` in observation ``o``."""
-        return self.indices(o, [action])[0]
-
     def _swaps(self, o: dict) -> dict[str, int]:
         """Each swap's index: the first choice of three of the six set-up cards (sorted by
         rank, then suit) that names it."""
@@ -172,25 +204,8 @@ class VandtiaEncoding:
             out.setdefault("swap " + " ".join(six[j] for j in chosen), i)
         return out
 
-    def mask(self, o: dict, legal, indices: list[int] | None = None) -> np.ndarray:
-        """1 at the index of every legal action, else 0 (int8, shape ``(actions,)``);
-        ``indices``: ``indices(o, legal)``, where the caller has them."""
-        m = np.zeros(self.actions, dtype=np.int8)
-        m[self.indices(o, legal) if indices is None else indices] = 1
-        return m
 
-    def action(self, o: dict, legal, index: int,
-               indices: list[int] | None = None) -> str | None:
-        """The legal action at ``index``, or None where none is (``indices`` as in
-        ``mask``)."""
-        for action, i in zip(legal, self.indices(o, legal) if indices is None else indices,
-                             strict=True):
-            if i == index:
-                return action
-        return None
-
-
-class CherkiEncoding:
+class CherkiEncoding(Encoding):
     """Cherki (three seats). Seats are counted from the observing seat; a copy count is
     divided by 4 (the copies of a face), a card count by the deck's 120.
 
@@ -285,11 +300,8 @@ class CherkiEncoding:
                 raise ArenaError(f"not a Cherki action: {action!r}")
         return out
 
-    index, mask, action = (VandtiaEncoding.index, VandtiaEncoding.mask,
-                           VandtiaEncoding.action)
 
-
-class TractorEncoding:
+class TractorEncoding(Encoding):
     """Tractor (four seats, two teams; both variants). Seats are counted from the observing
     seat (its partner is 2); a copy count is divided by 2 (each face is twice in the double
     deck). Faces in order: ``2C``, ``2D``, ``2H``, ``2S``, ``3C`` ... ``AS``, ``SJ``, ``BJ``.
@@ -420,9 +432,6 @@ class TractorEncoding:
             else:
                 raise ArenaError(f"not a Tractor action: {action!r}")
         return out
-
-    index, mask, action = (VandtiaEncoding.index, VandtiaEncoding.mask,
-                           VandtiaEncoding.action)
 
 
 ENCODINGS = {"vandtia": VandtiaEncoding, "cherki": CherkiEncoding,
