@@ -92,11 +92,14 @@ class ArenaAEC(AECEnv):
         self.agent_selection = self.possible_agents[state.to_move]
         self.infos[self.agent_selection] = {"legal": list(state.legal_actions())}
 
-    def _indices(self, o: dict) -> list[int]:
+    def _indices(self, o: dict | None = None) -> list[int]:
         """The legal actions' indices at this move, kept for the step that follows (by the
-        legal list itself: an engine hands out the same one until the next move)."""
-        legal = self.state_.legal_actions()
+        legal list itself: an engine hands out the same one until the next move); ``o``,
+        the mover's observation, where the caller has it."""
+        state = self.state_
+        legal = state.legal_actions()
         if self._known is None or self._known[0] is not legal:
+            o = state.observation(state.to_move) if o is None else o
             self._known = (legal, self.encoding.indices(o, legal))
         return self._known[1]
 
@@ -114,8 +117,7 @@ class ArenaAEC(AECEnv):
             self._was_dead_step(action)
             return
         state = self.state_
-        o = state.observation(state.to_move)
-        move = self.encoding.action(o, state.legal_actions(), int(action), self._indices(o))
+        move = self.encoding.action(None, state.legal_actions(), int(action), self._indices())
         if move is None:  # as the referee does with an illegal answer
             state.forfeit(state.to_move)
         else:
