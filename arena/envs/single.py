@@ -67,6 +67,7 @@ class SeatEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(self.encoding.actions)
         self.state = None
         self.actions: list[str] = []
+        self._known = None  # (the legal list, its actions' indices), as the last mask had
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
@@ -86,8 +87,10 @@ class SeatEnv(gymnasium.Env):
     def step(self, action):
         if self.state is None or self.state.is_over():
             raise ArenaError("the episode is over: reset() starts another")
-        o = self.state.observation(self.seat)
-        move = self.encoding.action(o, self.state.legal_actions(), int(action))
+        legal = self.state.legal_actions()
+        indices = self._known[1] if self._known and self._known[0] is legal else None
+        move = self.encoding.action(self.state.observation(self.seat) if indices is None
+                                    else None, legal, int(action), indices)
         if move is None:  # as the referee does with an illegal answer
             self.state.forfeit(self.seat)
         else:
@@ -125,8 +128,11 @@ class SeatEnv(gymnasium.Env):
 
     def _observe(self) -> dict:
         o = self.state.observation(self.seat)
-        mask = (self.encoding.mask(o, self.state.legal_actions()) if not self.state.is_over()
-                else np.zeros(self.encoding.actions, dtype=np.int8))
+        mask = np.zeros(self.encoding.actions, dtype=np.int8)
+        if not self.state.is_over():  # the indices are kept for the step that follows
+            legal = self.state.legal_actions()
+            self._known = (legal, self.encoding.indices(o, legal))
+            mask[self._known[1]] = 1
         return {"observation": self.encoding.observe(o), "action_mask": mask}
 
     def _info(self) -> dict:
