@@ -133,8 +133,8 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
                       f"{r['asked_per_game']:.1f}" if "asked_per_game" in r else "",
                       f"{r['asked_per_s']:,.0f}" if "asked_per_s" in r else "", *ratio(r))
     print_renderable(table)
-    if engine_build(game.name):
-        click.echo(f"{game.title} engine: {engine_build(game.name)}")
+    if build := engine_build(game.name):
+        click.echo(f"{game.title} engine: {build}")
     click.echo(f"engine: {figures['engine_moves_per_s']:,.0f} moves/s per core (state API, "
                f"random choice); sandbox: {figures['overhead_us']:.1f} us of CPU per asked "
                f"move one match at a time, {figures['overhead_us_side_by_side']:.1f} us with "
@@ -172,9 +172,10 @@ def _summary_json(game: str, variant: str, players: int, inflight: int, figures:
     json``, with the engine's build where it has two."""
     import json
 
-    build = {"engine": engine_build(game)} if engine_build(game) else {}
+    build = engine_build(game)
     return json.dumps({"label": "summary", "game": game, "variant": variant,
-                       "players": players, "side_by_side": inflight, **figures, **build})
+                       "players": players, "side_by_side": inflight, **figures,
+                       **({"engine": build} if build else {})})
 
 
 def _bench_all(registry, n: int, seed: int, inflight: int, fmt: str) -> None:
@@ -192,8 +193,8 @@ def _bench_all(registry, n: int, seed: int, inflight: int, fmt: str) -> None:
         if fmt == "json":
             click.echo(_summary_json(name, variant, players, inflight, figures))
             continue
-        table.add_row(f"{name} {variant}/{players}"
-                      + (f" ({engine_build(name)})" if engine_build(name) else ""),
+        build = engine_build(name)
+        table.add_row(f"{name} {variant}/{players}" + (f" ({build})" if build else ""),
                       f"{figures['engine_moves_per_s']:,.0f}", f"{figures['inprocess_us']:.1f}",
                       f"{figures['overhead_us']:.1f}",
                       f"{figures['overhead_us_side_by_side']:.1f}")

@@ -44,6 +44,22 @@ def compiled_build(name: str, path: str):
     return fast if getattr(fast, "SOURCE_SHA256", None) == digest else None
 
 
+def take_compiled(namespace: dict) -> str:
+    """Run engine module ``arena.games.NAME`` (its ``globals()``) as its compiled build where
+    ``compiled_build`` finds one: every name but the hook, which stays a plain function
+    (pluggy takes no other kind) and registers ``GAME`` - the compiled one from here on.
+    Its ``ENGINE``: ``"compiled (Cython)"``, else ``"pure Python"`` (so too for the build
+    itself, ``arena.games._NAME``, and for a copy loaded under another name)."""
+    package, _, name = namespace["__name__"].rpartition(".")
+    fast = (compiled_build(name, namespace["__file__"])
+            if package == __name__ and not name.startswith("_") else None)
+    if fast is None:
+        return "pure Python"
+    namespace.update({k: v for k, v in vars(fast).items()
+                      if not k.startswith("__") and k != "register_games"})
+    return "compiled (Cython)"
+
+
 @dataclass(frozen=True)
 class Result:
     """How a match ended. ``ranks`` are competition-style places per seat (ties allowed)."""

@@ -46,7 +46,7 @@ from itertools import product
 from .. import cards as C
 from ..errors import GameError, IllegalAction
 from ..hookspecs import hookimpl
-from . import Finished, Game, Result, check_keys, competition_ranks, compiled_build
+from . import Finished, Game, Result, check_keys, competition_ranks, take_compiled
 
 SJ, BJ = 52, 53
 TRUMP = 4  # the effective suit of every trump
@@ -1083,11 +1083,5 @@ def register_games(register):
     register(GAME)
 
 
-ENGINE = "pure Python"
-
-if __name__ == "arena.games.tractor" and (_fast := compiled_build("tractor", __file__)):
-    # everything but the hook, which stays a plain function (pluggy takes no other kind)
-    # and registers GAME - the compiled one from here on
-    globals().update({k: v for k, v in vars(_fast).items()
-                      if not k.startswith("__") and k != "register_games"})
-    ENGINE = "compiled (Cython)"
+#: "compiled (Cython)" where the compiled build runs (``arena.games.take_compiled``)
+ENGINE = take_compiled(globals())

@@ -44,7 +44,7 @@ from itertools import combinations
 from .. import cards as C
 from ..errors import GameError, IllegalAction
 from ..hookspecs import hookimpl
-from . import Game, Result, check_keys, competition_ranks, compiled_build, zero_sum_scores
+from . import Game, Result, check_keys, competition_ranks, take_compiled, zero_sum_scores
 
 MOVE_CAP = 250
 HAND, FACEUP, FACEDOWN = "hand", "faceup", "facedown"
@@ -1296,11 +1296,5 @@ def register_games(register):
     register(GAME)
 
 
-ENGINE = "pure Python"
-
-if __name__ == "arena.games.vandtia" and (_fast := compiled_build("vandtia", __file__)):
-    # everything but the hook, which stays a plain function (pluggy takes no other kind)
-    # and registers GAME - the compiled one from here on
-    globals().update({k: v for k, v in vars(_fast).items()
-                      if not k.startswith("__") and k != "register_games"})
-    ENGINE = "compiled (Cython)"
+#: "compiled (Cython)" where the compiled build runs (``arena.games.take_compiled``)
+ENGINE = take_compiled(globals())
