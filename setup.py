@@ -1,8 +1,9 @@
-"""Builds the optional compiled engines: arena/games/vandtia.py and tractor.py compiled by
-Cython, as the extensions ``arena.games._vandtia`` and ``_tractor`` (Vändtia's types in
-vandtia.pxd). Where they cannot be built (no C compiler, ``ARENA_PURE=1``) the install goes
-on without them and the same modules run as plain Python; an engine uses its extension only
-when it was built from its very source (``arena.games.compiled_build``)."""
+"""Builds the optional compiled engines: arena/games/vandtia.py, tractor.py and cherki.py
+compiled by Cython, as the extensions ``arena.games._vandtia``, ``_tractor`` and ``_cherki``
+(their types in the .pxd beside each). Where they cannot be built (no C compiler,
+``ARENA_PURE=1``) the install goes on without them and the same modules run as plain
+Python; an engine uses its extension only when it was built from its very source
+(``arena.games.compiled_build``)."""
 
 import hashlib
 import os
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from setuptools import Extension, setup
 
-ENGINES = ["vandtia", "tractor"]
+ENGINES = ["vandtia", "tractor", "cherki"]
 ext_modules = []
 try:
     from Cython.Build import cythonize

@@ -1,15 +1,15 @@
 """How fast the training environments step (``arena.envs``), against the in-process
 referee's moves per CPU second on the same game: random episodes of the PettingZoo AEC
-environment (each agent choosing uniformly among its mask's actions) and of the Gymnasium
-one-seat environment against ``random``. Run on one core:
+environment and of the Gymnasium one-seat environment against ``random``. The agent chooses
+as the referee's in-process random policy does (``arena.bench._Random``: ``random.Random``,
+uniformly among the legal actions), among its mask's actions. Run on one core:
 
     taskset -c 0 python benchmarks/env_speed.py --episodes 300
 """
 
 import argparse
+import random
 import time
-
-import numpy as np
 
 from arena.bench import referee_games
 from arena.envs.aec import env
@@ -24,7 +24,7 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=None)
     parser.add_argument("--episodes", type=int, default=300)
     args = parser.parse_args()
-    rng = np.random.default_rng(0)
+    rng = random.Random(0)
 
     e = env(args.game, args.variant, args.players)
     steps, start = 0, time.process_time()
@@ -35,8 +35,8 @@ def main() -> None:
             if termination or truncation:
                 e.step(None)
                 continue
-            legal = np.flatnonzero(observation["action_mask"])
-            e.step(int(legal[rng.integers(len(legal))]))
+            legal = observation["action_mask"].nonzero()[0]
+            e.step(legal[rng.randrange(len(legal))])
             steps += 1
     aec = steps / (time.process_time() - start)
 
@@ -46,8 +46,8 @@ def main() -> None:
         observation, _ = single.reset(seed=episode)
         done = False
         while not done:
-            legal = np.flatnonzero(observation["action_mask"])
-            observation, _, done, _, _ = single.step(int(legal[rng.integers(len(legal))]))
+            legal = observation["action_mask"].nonzero()[0]
+            observation, _, done, _, _ = single.step(legal[rng.randrange(len(legal))])
         moves += len(single.actions)
     gym = moves / (time.process_time() - start)
 

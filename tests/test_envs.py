@@ -48,6 +48,36 @@ def test_the_mask_is_the_legal_list_at_every_step(game, variant, players):
     assert sum(width for _, width in enc.fields) == enc.size
 
 
+@pytest.mark.parametrize("game, variant, players", CONFIGS)
+def test_the_engines_encode_the_state_as_the_encoding_encodes_the_observation(
+        game, variant, players):
+    """The environments' path (``state_observation``: each engine writes the arrays from its
+    state, compiled where its build is) against the encoding of the observation dict and
+    the legal list, for every seat at every step of random games: the same vector; for the
+    mover the same mask and indices, for the others an all-zero mask and no indices. (tox
+    runs it again with the pure-Python engines.)"""
+    enc = encoding(game, variant, players)
+    rng = random.Random(players + 1)
+    for seed in range(1 if variant == "match" else 8):
+        state = GAMES[game].new_state(variant, players, seed)
+        while True:
+            for seat in range(players):
+                o = state.observation(seat)
+                vector, mask, indices = enc.state_observation(state, seat)
+                assert vector.dtype == np.float32 and np.array_equal(vector, enc.observe(o))
+                assert mask.dtype == np.int8 and mask.shape == (enc.actions,)
+                if seat == state.to_move and not state.is_over():
+                    legal = state.legal_actions()
+                    assert indices == enc.indices(o, legal)
+                    assert np.array_equal(mask, enc.mask(o, legal))
+                else:
+                    assert indices is None and not mask.any()
+            if state.is_over():
+                break
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+
+
 @pytest.mark.parametrize("game, variant, players", [
     ("vandtia", "cardems", 2), ("vandtia", "swedish", 4), ("vandtia", "german", 3),
     ("vandtia", "swedish", 6), ("cherki", "standard", 3), ("tractor", "deal", 4)])
@@ -67,6 +97,9 @@ def test_the_encoding_leaks_nothing(game, variant, players):
                 again = world.observation(seat)
                 assert np.array_equal(enc.observe(again), enc.observe(o))
                 assert np.array_equal(enc.mask(again, world.legal_actions()), enc.mask(o, legal))
+                vector, mask, _ = enc.state_observation(world, seat)
+                assert np.array_equal(vector, enc.observe(o))
+                assert np.array_equal(mask, enc.mask(o, legal))
                 checked += 1
             state.apply(legal[rng.randrange(len(legal))])
     assert checked > 50

@@ -13,8 +13,8 @@ turns as the game says, each observing ``{"observation": vector, "action_mask": 
 
 Every move is a step, a forced one too (its mask has one action). At the end each agent's
 reward is its score (``Result.scores``: in Vändtia the seats it beat less those that beat
-it); ``infos[agent]`` holds ``legal`` (the legal actions as strings) and, at the end, the
-``result``. ``reset(options={"secret": K})`` deals under secret K (default: the public
+it); ``infos[agent]`` holds ``legal`` (the legal actions as strings, a tuple) and, at the
+end, the ``result``. ``reset(options={"secret": K})`` deals under secret K (default: the public
 secret, as ``--public-seed``). An index the mask does not allow forfeits the game, as an
 illegal answer does in the referee: that seat takes last place, and its ``info`` holds
 ``illegal``, the index.
@@ -45,6 +45,7 @@ class ArenaAEC(AECEnv):
         self.encoding = encoding(self.game.name, self.variant, players)
         self.metadata = {**self.metadata, "name": f"arena_{game}_{self.variant}_{players}"}
         self.possible_agents = [f"seat_{p}" for p in range(players)]
+        self._seats = {agent: p for p, agent in enumerate(self.possible_agents)}
         self._spaces = spaces.Dict({
             "observation": spaces.Box(0.0, 1.0, (self.encoding.size,), np.float32),
             "action_mask": spaces.Box(0, 1, (self.encoding.actions,), np.int8)})
@@ -88,28 +89,17 @@ class ArenaAEC(AECEnv):
                 self.terminations[agent] = True
                 self.infos[agent] = {"result": result}
             self.agent_selection = self.agents[0]
+            self._accumulate_rewards()
             return
-        self.agent_selection = self.possible_agents[state.to_move]
-        self.infos[self.agent_selection] = {"legal": list(state.legal_actions())}
-
-    def _indices(self, o: dict | None = None) -> list[int]:
-        """The legal actions' indices at this move, kept for the step that follows (by the
-        legal list itself: an engine hands out the same one until the next move); ``o``,
-        the mover's observation, where the caller has it."""
-        state = self.state_
-        legal = state.legal_actions()
-        if self._known is None or self._known[0] is not legal:
-            o = state.observation(state.to_move) if o is None else o
-            self._known = (legal, self.encoding.indices(o, legal))
-        return self._known[1]
+        agent = self.agent_selection = self.possible_agents[state.to_move]
+        self.infos[agent] = {"legal": state.legal_actions()}
 
     def observe(self, agent: str) -> dict:
-        seat = self.possible_agents.index(agent)
-        o = self.state_.observation(seat)
-        mask = (self.encoding.mask(o, None, self._indices(o))
-                if agent == self.agent_selection and not self.state_.is_over()
-                else np.zeros(self.encoding.actions, dtype=np.int8))
-        return {"observation": self.encoding.observe(o), "action_mask": mask}
+        state = self.state_
+        vector, mask, indices = self.encoding.state_observation(state, self._seats[agent])
+        if indices is not None:  # kept for the step that follows, by the legal list itself
+            self._known = (state.legal_actions(), indices)  # (the same until the next move)
+        return {"observation": vector, "action_mask": mask}
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -117,19 +107,21 @@ class ArenaAEC(AECEnv):
             self._was_dead_step(action)
             return
         state = self.state_
-        move = self.encoding.action(None, state.legal_actions(), int(action), self._indices())
+        legal = state.legal_actions()
+        if self._known is None or self._known[0] is not legal:
+            self.observe(agent)
+        index = int(action)
+        indices = self._known[1]
+        move = legal[indices.index(index)] if index in indices else None
         if move is None:  # as the referee does with an illegal answer
             state.forfeit(state.to_move)
         else:
             self.actions.append(move)
             state.apply(move)
-        self._cumulative_rewards[agent] = 0
-        for a in self.agents:
-            self.rewards[a] = 0
+        self._cumulative_rewards[agent] = 0  # rewards come at the end (``_turn``) only
         self._turn()
         if move is None:
-            self.infos[agent]["illegal"] = int(action)
-        self._accumulate_rewards()
+            self.infos[agent]["illegal"] = index
 
     def render(self):
         return None

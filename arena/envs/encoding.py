@@ -67,6 +67,20 @@ class Encoding:
         m[self.indices(o, legal) if indices is None else indices] = 1
         return m
 
+    # -- read from the state (the environments' path) -----------------------------------
+
+    def state_observation(self, state, seat: int):
+        """``seat``'s vector, mask and indices (None where it is not to move: its mask is
+        then all zero), as ``observe``, ``mask`` and ``indices`` make them of its
+        observation and the legal list; read from the state itself where the game's engine
+        can (the same arrays, tested in lockstep; it builds no observation)."""
+        o = state.observation(seat)
+        if state.is_over() or seat != state.to_move:
+            return self.observe(o), np.zeros(self.actions, dtype=np.int8), None
+        legal = state.legal_actions()
+        indices = self.indices(o, legal)
+        return self.observe(o), self.mask(o, legal, indices), indices
+
     def action(self, o: dict, legal, index: int,
                indices: list[int] | None = None) -> str | None:
         """The legal action at ``index``, or None where none is (``indices`` as in
@@ -114,8 +128,9 @@ class VandtiaEncoding(Encoding):
         deck = (len(o["hand"]) + o["stock"] + sum(s["hand"] for s in o["seats"][1:])
                 + sum(len(s["faceup"]) + len(s["facedown"]) for s in o["seats"]))
         self.game, self.variant, self.players = "vandtia", variant, players
-        self.deck = deck
+        self.deck = float(deck)
         self.copies = deck // 13
+        self.unit = 1.0 / self.copies
         c = self.copies
         self.fields = [("phase", 3), ("hand", 13), ("hand_known", 13), ("pile", 13),
                        ("pile_size", 1), ("top", 14), ("burned", 13), ("stock", 1),
@@ -194,6 +209,10 @@ class VandtiaEncoding(Encoding):
             else:
                 raise ArenaError(f"not a Vändtia action: {action!r}")
         return out
+
+    def state_observation(self, state, seat: int):
+        vector, mask = np.empty(self.size, dtype=np.float32), np.zeros(self.actions, np.int8)
+        return vector, mask, state.encode(seat, vector, mask, self.unit, self.deck, self.copies)
 
     def _swaps(self, o: dict) -> dict[str, int]:
         """Each swap's index: the first choice of three of the six set-up cards (sorted by
@@ -278,6 +297,10 @@ class CherkiEncoding(Encoding):
             v += counts(t["card"] for t in o["takes"] if t["seat"] == seat)
             v.append(o["draws"][seat] / 120)
         return np.array(v, dtype=np.float32)
+
+    def state_observation(self, state, seat: int):
+        vector, mask = np.empty(self.size, dtype=np.float32), np.zeros(self.actions, np.int8)
+        return vector, mask, state.encode(seat, vector, mask)
 
     def indices(self, o: dict, legal) -> list[int]:
         """The index of each action of ``legal``, in order."""
@@ -400,6 +423,10 @@ class TractorEncoding(Encoding):
         v.append(min(o["points"] / 400, 1.0))
         v += [min(o["deal"] / 60, 1.0), len(o["tricks"]) / 25]
         return np.array(v, dtype=np.float32)
+
+    def state_observation(self, state, seat: int):
+        vector, mask = np.empty(self.size, dtype=np.float32), np.zeros(self.actions, np.int8)
+        return vector, mask, state.encode(seat, vector, mask)
 
     def indices(self, o: dict, legal) -> list[int]:
         """The index of each action of ``legal``, in order."""

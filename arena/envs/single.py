@@ -88,9 +88,11 @@ class SeatEnv(gymnasium.Env):
         if self.state is None or self.state.is_over():
             raise ArenaError("the episode is over: reset() starts another")
         legal = self.state.legal_actions()
-        indices = self._known[1] if self._known and self._known[0] is legal else None
-        move = self.encoding.action(self.state.observation(self.seat) if indices is None
-                                    else None, legal, int(action), indices)
+        if self._known is None or self._known[0] is not legal:
+            self._observe()
+        index = int(action)
+        indices = self._known[1]
+        move = legal[indices.index(index)] if index in indices else None
         if move is None:  # as the referee does with an illegal answer
             self.state.forfeit(self.seat)
         else:
@@ -103,7 +105,7 @@ class SeatEnv(gymnasium.Env):
                 bot.end(self.state.result().to_json())
         info = self._info()
         if move is None:
-            info["illegal"] = int(action)
+            info["illegal"] = index
         return self._observe(), reward, over, False, info
 
     def _apply(self, move: str) -> None:
@@ -127,15 +129,13 @@ class SeatEnv(gymnasium.Env):
             self._apply(action)
 
     def _observe(self) -> dict:
-        o = self.state.observation(self.seat)
-        mask = np.zeros(self.encoding.actions, dtype=np.int8)
-        if not self.state.is_over():  # the indices are kept for the step that follows
-            legal = self.state.legal_actions()
-            self._known = (legal, self.encoding.indices(o, legal))
-            mask[self._known[1]] = 1
-        return {"observation": self.encoding.observe(o), "action_mask": mask}
+        state = self.state
+        vector, mask, indices = self.encoding.state_observation(state, self.seat)
+        if indices is not None:  # kept for the step that follows
+            self._known = (state.legal_actions(), indices)
+        return {"observation": vector, "action_mask": mask}
 
     def _info(self) -> dict:
         if self.state.is_over():
             return {"result": self.state.result()}
-        return {"legal": list(self.state.legal_actions())}
+        return {"legal": self.state.legal_actions()}

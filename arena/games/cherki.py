@@ -41,7 +41,7 @@ import random
 from .. import cards as C
 from ..errors import GameError, IllegalAction
 from ..hookspecs import hookimpl
-from . import Finished, Game, Result, check_keys
+from . import Finished, Game, Result, check_keys, take_compiled
 
 SUITS = "CSM"
 FACE_NAMES = [f"{n}{s}" for s in SUITS for n in range(1, 10)] + ["WF", "RF", "OT"]
@@ -359,6 +359,11 @@ class CherkiState(Finished):
                              if self.winning_hand else None),
         }
 
+    def encode(self, seat: int, out, mask):
+        """``seat``'s observation and legal actions as ``arena.envs.encoding``'s Cherki
+        encoding makes them, read from the state (``encode``)."""
+        return encode(self, seat, out, mask)
+
     def reveal(self) -> dict:
         """Every hidden card, for a spectator who sees everything (a replay's view of the
         whole table; never sent to a bot): the three hands, each caller's pair, the card
@@ -381,6 +386,66 @@ class CherkiState(Finished):
 # -- worlds: full deals consistent with one seat's observation -------------------------------
 
 #: Every ready hand as kind counts: a pair of kind ``k`` and triples of kinds ``a <= b``.
+# each action's index in arena.envs.encoding's Cherki action space
+ACTION_INDEX = {"draw": 12, "take": 13, **{a: k for k, a in enumerate(CALL)},
+                **{a: 14 + f for f, a in enumerate(DISCARD)},
+                **{a: 44 + f * 12 + k for f, row in enumerate(DISCARD_CALL)
+                   for k, a in enumerate(row)}}
+
+
+def encode(state: CherkiState, seat: int, out, mask):
+    """Write ``seat``'s observation, as ``arena.envs.encoding.CherkiEncoding`` encodes it,
+    into the float32 array ``out`` (of that encoding's ``size``), and where ``seat`` is to
+    move, 1 at its legal actions' indices into the int8 array ``mask`` (zero before),
+    returning those indices in order (else None): what the encoding makes of the
+    observation and the legal list, read from the state without building either (for
+    training environments; tested in lockstep with the encoding). A copy count is 1/4 a
+    copy, at most 1 (a face may be discarded more than four times)."""
+    out[:] = 0
+    phase = state.phase
+    out[0 if phase == "turn" else 1 if phase == "discard" else 2] = 1
+    if state.to_move is not None:
+        out[3 + (state.to_move - seat) % 3] = 1
+    out[6] = state.moves / 250
+    hand = state.hands[seat]
+    for f in range(30):
+        if hand[f]:
+            out[7 + f] = min(0.25 * hand[f], 1.0)
+    locked = state.locked[seat]
+    out[37 + (locked if locked is not None else 12)] = 1
+    out[50 + (state.last_drawn if phase == "discard" and state.to_move == seat else 30)] = 1
+    for f in state.pile:
+        if out[81 + f] < 1:
+            out[81 + f] += 0.25
+    out[111 + (state.pile[-1] if state.pile else 30)] = 1
+    out[142] = len(state.stock) / 120
+    out[143 + ((state.winner - seat) % 3 if state.winner is not None else 3)] = 1
+    if state.winning_hand:
+        for f in state.winning_hand:
+            if out[147 + f] < 1:
+                out[147 + f] += 0.25
+    for k in range(3):
+        p = (seat + k) % 3
+        base = 177 + 62 * k
+        if state.locked[p] is not None:
+            out[base] = 1
+        out[base + 61] = state.draws[p] / 120
+    for record in state.discards:
+        f = 178 + 62 * ((record["seat"] - seat) % 3) + FACES[record["card"]]
+        if out[f] < 1:
+            out[f] += 0.25
+    for record in state.takes:
+        f = 208 + 62 * ((record["seat"] - seat) % 3) + FACES[record["card"]]
+        if out[f] < 1:
+            out[f] += 0.25
+    if state.over or seat != state.to_move:
+        return None
+    indices = [ACTION_INDEX[a] for a in state.legal_actions()]
+    for f in indices:
+        mask[f] = 1
+    return indices
+
+
 READY_PATTERNS = [(k, a, b) for k in range(12) for a in range(12) for b in range(a, 12)]
 
 
@@ -693,3 +758,7 @@ GAME = Cherki()
 @hookimpl
 def register_games(register):
     register(GAME)
+
+
+#: "compiled (Cython)" where the compiled build runs (``arena.games.take_compiled``)
+ENGINE = take_compiled(globals())

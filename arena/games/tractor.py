@@ -617,6 +617,11 @@ class TractorState(Finished):
             "history": list(self.history),
         }
 
+    def encode(self, seat: int, out, mask):
+        """``seat``'s observation and legal actions as ``arena.envs.encoding``'s Tractor
+        encoding makes them, read from the state (``encode``)."""
+        return encode(self, seat, out, mask)
+
     def reveal(self) -> dict:
         """Every hidden card, for a spectator who sees everything (a replay's view of the
         whole table; never sent to a bot): the four hands, the kitty as dealt and the
@@ -638,6 +643,96 @@ class TractorState(Finished):
             self.events.append({"move": self.moves, "deal": self.deal_number, "seat": seat,
                                 "stage": stage, **{k: v for k, v in info.items()
                                                    if v is not None}})
+
+
+def encode(state: TractorState, seat: int, out, mask):
+    """Write ``seat``'s observation, as ``arena.envs.encoding.TractorEncoding`` encodes it,
+    into the float32 array ``out`` (of that encoding's ``size``), and where ``seat`` is to
+    move, 1 at its legal actions' indices into the int8 array ``mask`` (zero before),
+    returning those indices in order (else None): what the encoding makes of the
+    observation and the legal list, read from the state without building either (for
+    training environments; tested in lockstep with the encoding)."""
+    out[:] = 0
+    phase = state.phase
+    out[0 if phase == "bid" else 1 if phase == "bury" else 2 if phase == "play" else 3] = 1
+    if state.to_move is not None:
+        out[4 + (state.to_move - seat) % 4] = 1
+    team = seat % 2
+    out[6 + min(state.levels[team], 14)] = 1
+    out[19 + min(state.levels[1 - team], 14)] = 1
+    out[32 + state.level_rank] = 1
+    out[47 + ((state.dealer - seat) % 4 if state.dealer is not None else 4)] = 1
+    out[52 + (5 if not state.trump_known else 4 if state.trump is None else state.trump)] = 1
+    strength, at = 0, 4
+    for b in state.bids:
+        bid = b["bid"]
+        if bid != "pass":
+            strength = 4 if bid[0] == "BJ" else 3 if bid[0] == "SJ" else len(bid)
+            at = (b["seat"] - seat) % 4
+    out[58 + strength] = 1
+    out[63 + at] = 1
+    hand = state.hands[seat]
+    for f in range(54):
+        if hand[f]:
+            out[68 + f] = 0.5 * hand[f]
+    dealer_view = seat == state.dealer and phase != "bid"
+    if state.kitty_public or dealer_view:
+        for f in state.kitty:
+            out[122 + f] += 0.5
+        out[176] = 1
+    if dealer_view:
+        for f in state.buried:
+            out[177 + f] += 0.5
+    if seat == state.to_move:
+        for f in state.picks:
+            out[231 + f] += 0.5
+    out[285 + ((state._leader() - seat) % 4 if phase == "play" else 4)] = 1
+    for s, cards in state.trick:
+        base = 290 + (s - seat) % 4 * 54
+        for f in cards:
+            out[base + f] += 0.5
+    for t in state.tricks:
+        for s, names in t["plays"]:
+            base = 506 + (s - seat) % 4 * 54
+            for name in names:
+                out[base + FACES_BY_NAME[name]] += 0.5
+    out[722] = min(state.points / 400, 1.0)
+    out[723] = min(state.deal_number / 60, 1.0)
+    out[724] = len(state.tricks) / 25
+    if state.over or seat != state.to_move:
+        return None
+    indices = []
+    level = state.level_rank
+    for action in state.legal_actions():
+        word, _, rest = action.partition(" ")
+        if word == "pass":
+            i = 0
+        elif word == "declare":
+            faces = rest.split()
+            f = FACES_BY_NAME[faces[0]]
+            i = 9 if f == 52 else 10 if f == 53 else 1 + f % 4 + (4 if len(faces) == 2 else 0)
+        elif word == "bury":
+            i = 11 + FACES_BY_NAME[rest]
+        elif word == "pick":
+            i = 65 + FACES_BY_NAME[rest]
+        else:
+            faces = rest.split()
+            f = FACES_BY_NAME[faces[0]]
+            if len(faces) == 1:
+                i = 119 + f
+            elif len(faces) == 2:
+                i = 173 + f
+            else:  # a tractor: its first face, its pairs, the suit of a later level card
+                suit = 0
+                for k in range(2, len(faces), 2):
+                    g = FACES_BY_NAME[faces[k]]
+                    if g < 52 and g // 4 + 2 == level:
+                        suit = g % 4
+                        break
+                i = 227 + (f * 11 + len(faces) // 2 - 2) * 4 + suit
+        indices.append(i)
+        mask[i] = 1
+    return indices
 
 
 # -- shapes, tricks and scores ----------------------------------------------------------------

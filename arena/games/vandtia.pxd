@@ -31,6 +31,13 @@ cdef class VandtiaState:
     cpdef legal_actions(self)
     @cython.locals(p=cython.int, legal=tuple, cards=tuple)
     cpdef apply(self, action)
+    @cython.locals(n=cython.int, c=cython.int, i=cython.int, p=cython.int, k=cython.int,
+                   slot=cython.int, top=cython.int)
+    cpdef encode(self, int seat, float[:] out, signed char[:] mask, float unit, double deck,
+                 int copies)
+    @cython.locals(c=cython.int, i=cython.int, used=cython.int, draw=cython.int,
+                   card=cython.int, cards=tuple, known=list, left=list, out=list, legal=tuple)
+    cdef list _action_indices(self, int copies, signed char[:] mask)
     @cython.locals(hand=list, src=list, known=list)
     cpdef _play(self, int p, tuple cards)
     cpdef _draw(self, int p)

@@ -954,6 +954,86 @@ class VandtiaState:
             ],
         }
 
+    def encode(self, seat: int, out, mask, unit: float, deck: float, copies: int):
+        """Write ``seat``'s observation, as ``arena.envs.encoding.VandtiaEncoding`` encodes
+        it, into the float32 array ``out`` (that encoding's ``size``; ``unit``: 1 over the
+        ``copies`` of a rank in the deck, ``deck``: its cards), and where ``seat`` is to
+        move, 1 at its legal actions' indices into the int8 array ``mask`` (zero before),
+        returning those indices in order (else None): what the encoding makes of the
+        observation and the legal list, read from the state without building either (for
+        training environments; tested in lockstep with the encoding)."""
+        n = self.n
+        out[:] = 0
+        out[2 if self.over else (0 if self.swapping else 1)] = 1
+        for c in self.hands[seat]:
+            out[1 + (c >> 2)] += unit
+        for c in self.known[seat]:
+            out[14 + (c >> 2)] += unit
+        for c in self.pile:
+            out[27 + (c >> 2)] += unit
+        out[42] = len(self.pile) / deck
+        top = self.top()
+        out[41 + top if top else 56] = 1
+        for c in self.burned:
+            out[55 + (c >> 2)] += unit
+        out[70] = len(self.stock) / deck
+        if self.to_move is not None:
+            out[71 + (self.to_move - seat) % n] = 1
+        out[71 + n] = self.moves / MOVE_CAP
+        i = 72 + n
+        for k in range(n):
+            p = (seat + k) % n
+            out[i] = len(self.hands[p]) / deck
+            for c in self.known[p]:
+                out[i - 1 + (c >> 2)] += unit
+            for c in self.faceup[p]:
+                out[i + 12 + (c >> 2)] += unit
+            for slot in range(3):
+                if self.facedown[p][slot] is not None:
+                    out[i + 27 + slot] = 1
+            if p in self.out:
+                out[i + 30] = 1
+            i += 31
+        if self.over or seat != self.to_move:
+            return None
+        return self._action_indices(copies, mask)
+
+    def _action_indices(self, copies: int, mask) -> list:
+        legal = self.legal_actions()
+        out = []
+        if self.swapping:
+            six = sorted(self.hands[self.to_move] + self.faceup[self.to_move])
+            first = {}  # a swap's index: the first three of the six (sorted) that name it
+            for i, chosen in enumerate(combinations(six, 3)):
+                first.setdefault("swap " + " ".join([_NAMES[c] for c in chosen]), i)
+            out = [first[a] for a in legal]
+        else:
+            c = copies
+            draw = 20 + 13 * c * (c + 1)
+            known = self.known[self.to_move]
+            for action in legal:
+                cards = _PLAY_CARDS.get(action)
+                if cards is not None:
+                    used = 0
+                    if known:  # the known copies it uses (a card is its name)
+                        left = list(known)
+                        for card in cards:
+                            if card in left:
+                                left.remove(card)
+                                used += 1
+                    card = cards[0]
+                    i = 20 + ((card >> 2) - 2) * c * (c + 1) + (len(cards) - 1) * (c + 1) + used
+                    out.append(i)
+                elif action == "draw":
+                    out.append(draw)
+                elif action == "pickup":
+                    out.append(draw + 1)
+                else:
+                    out.append(draw + 2 + _FLIP_SLOT[action])
+        for i in out:
+            mask[i] = 1
+        return out
+
     def reveal(self) -> dict:
         """Every hidden card, for a spectator who sees everything (a replay's view of the
         whole table; never sent to a bot): each seat's hand and face-down cards (``null``

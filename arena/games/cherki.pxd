@@ -1,0 +1,7 @@
+# Types for compiling cherki.py with Cython (setup.py; optional: the same module runs as
+# plain Python where no compiler is found). Declarations only: the rules live in the .py.
+import cython
+
+@cython.locals(f=cython.int, k=cython.int, p=cython.int, base=cython.int, hand=list,
+               indices=list)
+cpdef encode(state, int seat, float[:] out, signed char[:] mask)

@@ -1,0 +1,8 @@
+# Types for compiling tractor.py with Cython (setup.py; optional: the same module runs as
+# plain Python where no compiler is found). Declarations only: the rules live in the .py.
+import cython
+
+@cython.locals(strength=cython.int, at=cython.int, team=cython.int, f=cython.int,
+               g=cython.int, k=cython.int, i=cython.int, s=cython.int, base=cython.int,
+               level=cython.int, suit=cython.int, hand=list, indices=list)
+cpdef encode(state, int seat, float[:] out, signed char[:] mask)
