@@ -78,6 +78,28 @@ def test_the_engines_encode_the_state_as_the_encoding_encodes_the_observation(
             state.apply(legal[rng.randrange(len(legal))])
 
 
+@pytest.mark.parametrize("game, variant", [("cherki", "standard"), ("tractor", "match")])
+def test_what_an_engine_keeps_between_encodings_follows_copies_and_new_deals(game, variant):
+    """Cherki and Tractor keep the counts of the records read so far on the state (a
+    deal's discards and takes, its finished tricks): a copy played on apart from its
+    original, and a Tractor match's next deals, are encoded as their observations are."""
+    players = GAMES[game].variants[variant][0]
+    enc, rng = encoding(game, variant, players), random.Random(9)
+    state = GAMES[game].new_state(variant, players, 3)
+    copies, deals = [], set()
+    while not state.is_over():
+        if rng.random() < 0.02 and len(copies) < 4:
+            copies.append(state.copy())
+        for s in [state] + copies:
+            if not s.is_over():
+                seat = rng.randrange(players)
+                vector, _, _ = enc.state_observation(s, seat)
+                assert np.array_equal(vector, enc.observe(s.observation(seat)))
+                s.apply(rng.choice(s.legal_actions()))
+        deals.add(getattr(state, "deal_number", 1))
+    assert len(copies) > 2 and (game == "cherki" or len(deals) > 2)
+
+
 @pytest.mark.parametrize("game, variant, players", [
     ("vandtia", "cardems", 2), ("vandtia", "swedish", 4), ("vandtia", "german", 3),
     ("vandtia", "swedish", 6), ("cherki", "standard", 3), ("tractor", "deal", 4)])

@@ -3,5 +3,9 @@
 import cython
 
 @cython.locals(f=cython.int, k=cython.int, p=cython.int, base=cython.int, hand=list,
-               indices=list)
+               n=cython.int, indices=list, counts=list)
 cpdef encode(state, int seat, float[:] out, signed char[:] mask)
+
+@cython.locals(i=cython.int, p=cython.int, f=cython.int, record=dict, faces=dict,
+               counts=list, kept=list, discards=list, takes=list)
+cpdef list _record_counts(state)

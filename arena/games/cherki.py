@@ -393,6 +393,29 @@ ACTION_INDEX = {"draw": 12, "take": 13, **{a: k for k, a in enumerate(CALL)},
                    for k, a in enumerate(row)}}
 
 
+def _record_counts(state: CherkiState) -> list:
+    """Per seat, its discards then its takes, copies per face (``3 * 60`` counts), kept on
+    the state between calls (``_records``) and brought up to date with the records made
+    since: they only grow, and a copy of the state, whose lists are its own, counts them
+    again. For ``encode``: so a step of a training environment costs the same late in a
+    deal as early."""
+    discards, takes = state.discards, state.takes
+    kept = getattr(state, "_records", None)
+    if kept is None or kept[0] is not discards or kept[1] is not takes:
+        kept = state._records = [discards, takes, 0, 0, [0] * 180]
+    counts, faces = kept[4], FACES
+    for i in range(kept[2], len(discards)):
+        record = discards[i]
+        p, f = record["seat"], faces[record["card"]]
+        counts[p * 60 + f] += 1
+    for i in range(kept[3], len(takes)):
+        record = takes[i]
+        p, f = record["seat"], faces[record["card"]]
+        counts[p * 60 + 30 + f] += 1
+    kept[2], kept[3] = len(discards), len(takes)
+    return counts
+
+
 def encode(state: CherkiState, seat: int, out, mask):
     """Write ``seat``'s observation, as ``arena.envs.encoding.CherkiEncoding`` encodes it,
     into the float32 array ``out`` (of that encoding's ``size``), and where ``seat`` is to
@@ -409,8 +432,9 @@ def encode(state: CherkiState, seat: int, out, mask):
     out[6] = state.moves / 250
     hand = state.hands[seat]
     for f in range(30):
-        if hand[f]:
-            out[7 + f] = min(0.25 * hand[f], 1.0)
+        n = hand[f]
+        if n:
+            out[7 + f] = 0.25 * n if n < 4 else 1.0
     locked = state.locked[seat]
     out[37 + (locked if locked is not None else 12)] = 1
     out[50 + (state.last_drawn if phase == "discard" and state.to_move == seat else 30)] = 1
@@ -430,14 +454,14 @@ def encode(state: CherkiState, seat: int, out, mask):
         if state.locked[p] is not None:
             out[base] = 1
         out[base + 61] = state.draws[p] / 120
-    for record in state.discards:
-        f = 178 + 62 * ((record["seat"] - seat) % 3) + FACES[record["card"]]
-        if out[f] < 1:
-            out[f] += 0.25
-    for record in state.takes:
-        f = 208 + 62 * ((record["seat"] - seat) % 3) + FACES[record["card"]]
-        if out[f] < 1:
-            out[f] += 0.25
+    counts = _record_counts(state)
+    for k in range(3):
+        p = (seat + k) % 3
+        base = 178 + 62 * k
+        for f in range(60):  # its discards, then its takes
+            n = counts[p * 60 + f]
+            if n:
+                out[base + f] = 0.25 * n if n < 4 else 1.0
     if state.over or seat != state.to_move:
         return None
     indices = [ACTION_INDEX[a] for a in state.legal_actions()]

@@ -645,6 +645,26 @@ class TractorState(Finished):
                                                    if v is not None}})
 
 
+def _played_counts(state: TractorState) -> list:
+    """Per seat, copies per face of the cards it played in the deal's finished tricks
+    (``4 * 54`` counts), kept on the state between calls (``_played``) and brought up to
+    date with the tricks finished since: a deal's tricks only grow, and a new deal or a
+    copy of the state, whose lists are its own, counts them again. For ``encode``: so a
+    step of a training environment costs the same late in a deal as early."""
+    tricks = state.tricks
+    kept = getattr(state, "_played", None)
+    if kept is None or kept[0] is not tricks:
+        kept = state._played = [tricks, 0, [0] * 216]
+    counts, by_name = kept[2], FACES_BY_NAME
+    for i in range(kept[1], len(tricks)):
+        for s, names in tricks[i]["plays"]:
+            for name in names:
+                f = by_name[name]
+                counts[s * 54 + f] += 1
+    kept[1] = len(tricks)
+    return counts
+
+
 def encode(state: TractorState, seat: int, out, mask):
     """Write ``seat``'s observation, as ``arena.envs.encoding.TractorEncoding`` encodes it,
     into the float32 array ``out`` (of that encoding's ``size``), and where ``seat`` is to
@@ -691,11 +711,12 @@ def encode(state: TractorState, seat: int, out, mask):
         base = 290 + (s - seat) % 4 * 54
         for f in cards:
             out[base + f] += 0.5
-    for t in state.tricks:
-        for s, names in t["plays"]:
-            base = 506 + (s - seat) % 4 * 54
-            for name in names:
-                out[base + FACES_BY_NAME[name]] += 0.5
+    counts = _played_counts(state)
+    for k in range(4):
+        base, s = 506 + 54 * k, (seat + k) % 4 * 54
+        for f in range(54):
+            if counts[s + f]:
+                out[base + f] = 0.5 * counts[s + f]
     out[722] = min(state.points / 400, 1.0)
     out[723] = min(state.deal_number / 60, 1.0)
     out[724] = len(state.tricks) / 25

@@ -36,7 +36,8 @@ cdef class VandtiaState:
     cpdef encode(self, int seat, float[:] out, signed char[:] mask, float unit, double deck,
                  int copies)
     @cython.locals(c=cython.int, i=cython.int, used=cython.int, draw=cython.int,
-                   card=cython.int, cards=tuple, known=list, left=list, out=list, legal=tuple)
+                   card=cython.int, j=cython.int, k=cython.int, q=cython.int, cards=tuple,
+                   known=list, counts=list, out=list, legal=tuple)
     cdef list _action_indices(self, int copies, signed char[:] mask)
     @cython.locals(hand=list, src=list, known=list)
     cpdef _play(self, int p, tuple cards)

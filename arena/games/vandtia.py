@@ -1011,15 +1011,21 @@ class VandtiaState:
             c = copies
             draw = 20 + 13 * c * (c + 1)
             known = self.known[self.to_move]
+            if known:  # how many copies of each card the others know in this hand
+                counts = [0] * 64
+                for card in known:
+                    counts[card] += 1
             for action in legal:
                 cards = _PLAY_CARDS.get(action)
                 if cards is not None:
                     used = 0
-                    if known:  # the known copies it uses (a card is its name)
-                        left = list(known)
-                        for card in cards:
-                            if card in left:
-                                left.remove(card)
+                    if known:  # the known copies it uses (a card is its name): the k-th
+                        for j in range(len(cards)):  # copy of a card in the play is
+                            card, k = cards[j], 0  # known where k copies of it are
+                            for q in range(j + 1):
+                                if cards[q] == card:
+                                    k += 1
+                            if k <= counts[card]:
                                 used += 1
                     card = cards[0]
                     i = 20 + ((card >> 2) - 2) * c * (c + 1) + (len(cards) - 1) * (c + 1) + used
