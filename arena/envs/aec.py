@@ -111,9 +111,10 @@ class ArenaAEC(AECEnv):
         if self._known is None or self._known[0] is not legal:
             self.observe(agent)
         index = int(action)
-        indices = self._known[1]
-        move = legal[indices.index(index)] if index in indices else None
-        if move is None:  # as the referee does with an illegal answer
+        try:
+            move = legal[self._known[1].index(index)]
+        except ValueError:  # as the referee does with an illegal answer
+            move = None
             state.forfeit(state.to_move)
         else:
             self.actions.append(move)

@@ -211,7 +211,7 @@ class VandtiaEncoding(Encoding):
         return out
 
     def state_observation(self, state, seat: int):
-        vector, mask = np.empty(self.size, dtype=np.float32), np.zeros(self.actions, np.int8)
+        vector, mask = np.empty(self.size, np.float32), np.zeros(self.actions, np.int8)
         return vector, mask, state.encode(seat, vector, mask, self.unit, self.deck, self.copies)
 
     def _swaps(self, o: dict) -> dict[str, int]:
@@ -299,7 +299,7 @@ class CherkiEncoding(Encoding):
         return np.array(v, dtype=np.float32)
 
     def state_observation(self, state, seat: int):
-        vector, mask = np.empty(self.size, dtype=np.float32), np.zeros(self.actions, np.int8)
+        vector, mask = np.empty(self.size, np.float32), np.zeros(self.actions, np.int8)
         return vector, mask, state.encode(seat, vector, mask)
 
     def indices(self, o: dict, legal) -> list[int]:
@@ -425,7 +425,7 @@ class TractorEncoding(Encoding):
         return np.array(v, dtype=np.float32)
 
     def state_observation(self, state, seat: int):
-        vector, mask = np.empty(self.size, dtype=np.float32), np.zeros(self.actions, np.int8)
+        vector, mask = np.empty(self.size, np.float32), np.zeros(self.actions, np.int8)
         return vector, mask, state.encode(seat, vector, mask)
 
     def indices(self, o: dict, legal) -> list[int]:

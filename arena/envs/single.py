@@ -91,9 +91,10 @@ class SeatEnv(gymnasium.Env):
         if self._known is None or self._known[0] is not legal:
             self._observe()
         index = int(action)
-        indices = self._known[1]
-        move = legal[indices.index(index)] if index in indices else None
-        if move is None:  # as the referee does with an illegal answer
+        try:
+            move = legal[self._known[1].index(index)]
+        except ValueError:  # as the referee does with an illegal answer
+            move = None
             self.state.forfeit(self.seat)
         else:
             self._apply(move)
