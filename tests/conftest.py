@@ -33,6 +33,53 @@ def compiled_module(name: str):
         pytest.skip("arena was installed without the compiled engine (no C compiler)")
 
 
+def compiled_in_use(module, variant: str, players: int) -> None:
+    """Engine ``module``'s compiled build (or skip the test, as ``compiled_module``) is the
+    one in use: its game, its state class, and the game the hook registers."""
+    fast = compiled_module(module.__name__.rpartition(".")[2])
+    game, state = type(module.GAME).__name__, type(module.GAME.new_state(variant, players, 0))
+    assert module.ENGINE == "compiled (Cython)"
+    assert type(module.GAME) is getattr(fast, game)
+    assert state is getattr(fast, state.__name__) is getattr(module, state.__name__)
+    assert Registry().game(module.GAME.name) is module.GAME  # the hook registers it
+
+
+_PURE: dict = {}  # pure_module of each engine module, once
+
+
+def play_in_lockstep(module, variant: str, players: int, seed: int, at,
+                     held=lambda state: [state.hand_list(p) for p in range(state.n)]) -> None:
+    """A random game of engine ``module``'s compiled build and of its pure module, move by
+    move (``compiled_in_use`` first): the same legal lists and observations of every seat,
+    the same events and result, and what ``held`` reads of the state the same at the end;
+    where ``at(state)`` holds, the same world of the mover's observation (``held`` again)
+    and the same traced playout."""
+    if module not in _PURE:
+        _PURE[module] = pure_module(module)
+    fast, pure = module.GAME, _PURE[module].GAME
+    a = fast.new_state(variant, players, seed, record=True)
+    b = pure.new_state(variant, players, seed, record=True)
+    assert type(a) is not type(b)
+    rng = random.Random(seed)
+    while not a.is_over():
+        legal = a.legal_actions()
+        assert legal == b.legal_actions()
+        for seat in range(players):
+            assert a.observation(seat) == b.observation(seat)
+        if at(a):
+            o = a.observation(a.to_move)
+            wa, wb = fast.world(o, random.Random(seed)), pure.world(o, random.Random(seed))
+            assert held(wa) == held(wb)
+            ta, tb = [], []
+            assert (a.copy().playout(random.Random(seed), ta, greedy=0.5)
+                    == b.copy().playout(random.Random(seed), tb, greedy=0.5))
+            assert ta == tb
+        action = legal[rng.randrange(len(legal))]
+        a.apply(action)
+        b.apply(action)
+    assert a.result() == b.result() and a.events == b.events and held(a) == held(b)
+
+
 def seat(hand=(), faceup=(), facedown=()):
     return {"hand": list(hand), "faceup": list(faceup), "facedown": list(facedown)}
 

@@ -6,49 +6,23 @@ one pass over the hand, is exactly the picks the rule function ``completable`` a
 import random
 
 import pytest
-from conftest import compiled_module, pure_module
+from conftest import compiled_in_use, play_in_lockstep
 
 from arena.games import tractor
 from arena.games.tractor import FACE_NAMES, GAME, completable
-from arena.plugins import Registry
 
 
 def test_the_compiled_engine_is_built_from_this_source_and_in_use():
-    fast = compiled_module("tractor")
-    assert tractor.ENGINE == "compiled (Cython)"
-    assert GAME.__class__ is fast.Tractor and tractor.TractorState is fast.TractorState
-    assert GAME.new_state("deal", 4, 0).__class__ is fast.TractorState
-    assert Registry().game("tractor") is GAME  # the hook registers the compiled game
+    compiled_in_use(tractor, "deal", 4)
 
 
 @pytest.mark.parametrize("variant,seeds", [("deal", 40), ("match", 2)])
 def test_compiled_and_pure_engines_play_the_same_games(variant, seeds):
-    """Random games in lockstep: the same legal lists and observations (every seat), move by
-    move, the same events and results; traced playouts and worlds the same too."""
-    compiled_module("tractor")
-    pure = pure_module(tractor).GAME
-    assert type(pure.new_state(variant, 4, 0)) is not type(GAME.new_state(variant, 4, 0))
+    """Random games in lockstep: legal lists, every seat's observations, events and
+    results; a world and a traced playout at move 40 of each deal."""
+    compiled_in_use(tractor, variant, 4)
     for seed in range(seeds):
-        a = GAME.new_state(variant, 4, seed, record=True)
-        b = pure.new_state(variant, 4, seed, record=True)
-        rng = random.Random(seed)
-        while not a.is_over():
-            legal = a.legal_actions()
-            assert legal == b.legal_actions()
-            for seat in range(4):
-                assert a.observation(seat) == b.observation(seat)
-            if a.deal_moves == 40:  # a world and a playout from here, in both engines
-                o = a.observation(a.to_move)
-                wa, wb = GAME.world(o, random.Random(seed)), pure.world(o, random.Random(seed))
-                assert [wa.hand_list(p) for p in range(4)] == [wb.hand_list(p) for p in range(4)]
-                ta, tb = [], []
-                assert (a.copy().playout(random.Random(seed), ta, greedy=0.5)
-                        == b.copy().playout(random.Random(seed), tb, greedy=0.5))
-                assert ta == tb
-            action = legal[rng.randrange(len(legal))]
-            a.apply(action)
-            b.apply(action)
-        assert a.result() == b.result() and a.events == b.events
+        play_in_lockstep(tractor, variant, 4, seed, at=lambda s: s.deal_moves == 40)
 
 
 def test_the_follow_list_is_every_pick_completable_allows():
