@@ -30,7 +30,10 @@ if cythonize is not None and os.environ.get("ARENA_PURE", "") in ("", "0"):
         if Path(f"arena/games/{name}.pxd").exists():
             shutil.copyfile(f"arena/games/{name}.pxd", build / f"_{name}.pxd")
     ext_modules = cythonize(
-        [Extension(f"arena.games._{name}", [str(build / f"_{name}.py")]) for name in ENGINES],
+        # without debug information, at -O2: the build takes half the time (31 s against 57
+        # on two cores) and the engines run as fast or faster than at Python's -g -O3
+        [Extension(f"arena.games._{name}", [str(build / f"_{name}.py")],
+                   extra_compile_args=["-g0", "-O2"]) for name in ENGINES],
         include_path=["build/cython"],  # where _vandtia.pxd is found as arena/games/_vandtia.pxd
         compiler_directives={"language_level": 3, "annotation_typing": False},
         nthreads=os.cpu_count() or 1, quiet=True)

@@ -23,7 +23,7 @@ def test_compiled_and_pure_engines_play_the_same_games():
     playout at move 20 of each."""
     compiled_in_use(vandtia, "cardems", 2)
     for variant, players in CONFIGS:
-        for seed in range(60):
+        for seed in range(30):
             play_in_lockstep(vandtia, variant, players, seed, at=lambda s: s.moves == 20,
                              held=lambda s: s.fields())
 
