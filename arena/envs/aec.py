@@ -43,6 +43,7 @@ class ArenaAEC(AECEnv):
         players = players or self.game.variants[variant][0]
         self.variant = self.game.check(variant, players)
         self.encoding = encoding(self.game.name, self.variant, players)
+        self._read = self.encoding.state_observation
         self.metadata = {**self.metadata, "name": f"arena_{game}_{self.variant}_{players}"}
         self.possible_agents = [f"seat_{p}" for p in range(players)]
         self._seats = {agent: p for p, agent in enumerate(self.possible_agents)}
@@ -96,7 +97,7 @@ class ArenaAEC(AECEnv):
 
     def observe(self, agent: str) -> dict:
         state = self.state_
-        vector, mask, indices = self.encoding.state_observation(state, self._seats[agent])
+        vector, mask, indices = self._read(state, self._seats[agent])
         if indices is not None:  # kept for the step that follows, by the legal list itself
             self._known = (state.legal_actions(), indices)  # (the same until the next move)
         return {"observation": vector, "action_mask": mask}

@@ -4,7 +4,7 @@ import cython
 
 @cython.locals(f=cython.int, k=cython.int, p=cython.int, base=cython.int, hand=list,
                n=cython.int, indices=list, counts=list)
-cpdef encode(state, int seat, float[:] out, signed char[:] mask)
+cpdef encode(state, int seat, float[::1] out, signed char[::1] mask)
 
 @cython.locals(i=cython.int, p=cython.int, f=cython.int, record=dict, faces=dict,
                counts=list, kept=list, discards=list, takes=list)

@@ -33,12 +33,12 @@ cdef class VandtiaState:
     cpdef apply(self, action)
     @cython.locals(n=cython.int, c=cython.int, i=cython.int, p=cython.int, k=cython.int,
                    slot=cython.int, top=cython.int)
-    cpdef encode(self, int seat, float[:] out, signed char[:] mask, float unit, double deck,
+    cpdef encode(self, int seat, float[::1] out, signed char[::1] mask, float unit, double deck,
                  int copies)
     @cython.locals(c=cython.int, i=cython.int, used=cython.int, draw=cython.int,
                    card=cython.int, j=cython.int, k=cython.int, q=cython.int, cards=tuple,
                    known=list, counts=list, out=list, legal=tuple)
-    cdef list _action_indices(self, int copies, signed char[:] mask)
+    cdef list _action_indices(self, int copies, signed char[::1] mask)
     @cython.locals(hand=list, src=list, known=list)
     cpdef _play(self, int p, tuple cards)
     cpdef _draw(self, int p)

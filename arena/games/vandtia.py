@@ -1018,10 +1018,12 @@ class VandtiaState:
             for action in legal:
                 cards = _PLAY_CARDS.get(action)
                 if cards is not None:
+                    # the known copies it uses (a card is its name): the k-th copy of a
+                    # card in the play is a known one where the others know k copies
                     used = 0
-                    if known:  # the known copies it uses (a card is its name): the k-th
-                        for j in range(len(cards)):  # copy of a card in the play is
-                            card, k = cards[j], 0  # known where k copies of it are
+                    if known:
+                        for j in range(len(cards)):
+                            card, k = cards[j], 0
                             for q in range(j + 1):
                                 if cards[q] == card:
                                     k += 1
