@@ -72,14 +72,11 @@ class Encoding:
     def state_observation(self, state, seat: int):
         """``seat``'s vector, mask and indices (None where it is not to move: its mask is
         then all zero), as ``observe``, ``mask`` and ``indices`` make them of its
-        observation and the legal list; read from the state itself where the game's engine
-        can (the same arrays, tested in lockstep; it builds no observation)."""
-        o = state.observation(seat)
-        if state.is_over() or seat != state.to_move:
-            return self.observe(o), np.zeros(self.actions, dtype=np.int8), None
-        legal = state.legal_actions()
-        indices = self.indices(o, legal)
-        return self.observe(o), self.mask(o, legal, indices), indices
+        observation and the legal list, but read from the state itself: the engine writes
+        them (``state.encode``, compiled with it), building no observation (tests/
+        test_envs.py checks the two paths give the same at every step of random games)."""
+        vector, mask = np.empty(self.size, np.float32), np.zeros(self.actions, np.int8)
+        return vector, mask, state.encode(seat, vector, mask)
 
     def action(self, o: dict, legal, index: int,
                indices: list[int] | None = None) -> str | None:
@@ -298,10 +295,6 @@ class CherkiEncoding(Encoding):
             v.append(o["draws"][seat] / 120)
         return np.array(v, dtype=np.float32)
 
-    def state_observation(self, state, seat: int):
-        vector, mask = np.empty(self.size, np.float32), np.zeros(self.actions, np.int8)
-        return vector, mask, state.encode(seat, vector, mask)
-
     def indices(self, o: dict, legal) -> list[int]:
         """The index of each action of ``legal``, in order."""
         from ..games.cherki import FACES, KINDS
@@ -423,10 +416,6 @@ class TractorEncoding(Encoding):
         v.append(min(o["points"] / 400, 1.0))
         v += [min(o["deal"] / 60, 1.0), len(o["tricks"]) / 25]
         return np.array(v, dtype=np.float32)
-
-    def state_observation(self, state, seat: int):
-        vector, mask = np.empty(self.size, np.float32), np.zeros(self.actions, np.int8)
-        return vector, mask, state.encode(seat, vector, mask)
 
     def indices(self, o: dict, legal) -> list[int]:
         """The index of each action of ``legal``, in order."""
