@@ -60,11 +60,10 @@ class Encoding:
         """The index of a legal ``action`` in observation ``o``."""
         return self.indices(o, [action])[0]
 
-    def mask(self, o: dict, legal, indices: list[int] | None = None) -> np.ndarray:
-        """1 at the index of every legal action, else 0 (int8, shape ``(actions,)``);
-        ``indices``: ``indices(o, legal)``, where the caller has them."""
+    def mask(self, o: dict, legal) -> np.ndarray:
+        """1 at the index of every legal action, else 0 (int8, shape ``(actions,)``)."""
         m = np.zeros(self.actions, dtype=np.int8)
-        m[self.indices(o, legal) if indices is None else indices] = 1
+        m[self.indices(o, legal)] = 1
         return m
 
     # -- read from the state (the environments' path) -----------------------------------
@@ -78,12 +77,9 @@ class Encoding:
         vector, mask = np.empty(self.size, np.float32), np.zeros(self.actions, np.int8)
         return vector, mask, state.encode(seat, vector, mask)
 
-    def action(self, o: dict, legal, index: int,
-               indices: list[int] | None = None) -> str | None:
-        """The legal action at ``index``, or None where none is (``indices`` as in
-        ``mask``)."""
-        for action, i in zip(legal, self.indices(o, legal) if indices is None else indices,
-                             strict=True):
+    def action(self, o: dict, legal, index: int) -> str | None:
+        """The legal action at ``index``, or None where none is."""
+        for action, i in zip(legal, self.indices(o, legal), strict=True):
             if i == index:
                 return action
         return None
@@ -296,25 +292,14 @@ class CherkiEncoding(Encoding):
         return np.array(v, dtype=np.float32)
 
     def indices(self, o: dict, legal) -> list[int]:
-        """The index of each action of ``legal``, in order."""
-        from ..games.cherki import FACES, KINDS
+        """The index of each action of ``legal``, in order (``arena.games.cherki``'s
+        ``ACTION_INDEX``, which ``encode`` uses too)."""
+        from ..games.cherki import ACTION_INDEX
 
-        out = []
-        for action in legal:
-            words = action.split()
-            if words[0] == "call":
-                out.append(KINDS[words[1]])
-            elif words[0] == "draw":
-                out.append(12)
-            elif words[0] == "take":
-                out.append(13)
-            elif words[0] == "discard" and len(words) == 2:
-                out.append(14 + FACES[words[1]])
-            elif words[0] == "discard" and len(words) == 4 and words[2] == "call":
-                out.append(44 + FACES[words[1]] * 12 + KINDS[words[3]])
-            else:
-                raise ArenaError(f"not a Cherki action: {action!r}")
-        return out
+        try:
+            return [ACTION_INDEX[action] for action in legal]
+        except KeyError as e:
+            raise ArenaError(f"not a Cherki action: {e.args[0]!r}") from None
 
 
 class TractorEncoding(Encoding):
@@ -351,7 +336,7 @@ class TractorEncoding(Encoding):
     the level cards outside the trump suit: 54 x 11 x 4).
     """
 
-    BURY, PICK, SINGLE, PAIR, TRACTOR = 11, 65, 119, 173, 227
+    TRACTOR = 227  # where the tractors' actions start
 
     def __init__(self, variant: str, players: int):
         from ..games.tractor import GAME
@@ -418,36 +403,11 @@ class TractorEncoding(Encoding):
         return np.array(v, dtype=np.float32)
 
     def indices(self, o: dict, legal) -> list[int]:
-        """The index of each action of ``legal``, in order."""
-        from ..games.tractor import FACES_BY_NAME as FACES
+        """The index of each action of ``legal``, in order (``arena.games.tractor``'s
+        ``action_index``, which ``encode`` uses too)."""
+        from ..games.tractor import action_index
 
-        level = o["level_rank"]
-        out = []
-        for action in legal:
-            word, *names = action.split()
-            faces = [FACES[n] for n in names]
-            if word == "pass":
-                out.append(0)
-            elif word == "declare":
-                f = faces[0]
-                out.append(9 if f == 52 else 10 if f == 53 else
-                           1 + f % 4 + (4 if len(faces) == 2 else 0))
-            elif word == "bury":
-                out.append(self.BURY + faces[0])
-            elif word == "pick":
-                out.append(self.PICK + faces[0])
-            elif word == "play" and len(faces) == 1:
-                out.append(self.SINGLE + faces[0])
-            elif word == "play" and len(faces) == 2:
-                out.append(self.PAIR + faces[0])
-            elif word == "play":
-                pairs = faces[::2]
-                later = [f for f in pairs[1:] if f < 52 and f // 4 + 2 == level]
-                suit = later[0] % 4 if later else 0
-                out.append(self.TRACTOR + (pairs[0] * 11 + len(pairs) - 2) * 4 + suit)
-            else:
-                raise ArenaError(f"not a Tractor action: {action!r}")
-        return out
+        return [action_index(a, o["level_rank"]) for a in legal]
 
 
 ENCODINGS = {"vandtia": VandtiaEncoding, "cherki": CherkiEncoding,

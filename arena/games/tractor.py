@@ -725,35 +725,46 @@ def encode(state: TractorState, seat: int, out, mask):
     indices = []
     level = state.level_rank
     for action in state.legal_actions():
-        word, _, rest = action.partition(" ")
-        if word == "pass":
-            i = 0
-        elif word == "declare":
-            faces = rest.split()
-            f = FACES_BY_NAME[faces[0]]
-            i = 9 if f == 52 else 10 if f == 53 else 1 + f % 4 + (4 if len(faces) == 2 else 0)
-        elif word == "bury":
-            i = 11 + FACES_BY_NAME[rest]
-        elif word == "pick":
-            i = 65 + FACES_BY_NAME[rest]
-        else:
-            faces = rest.split()
-            f = FACES_BY_NAME[faces[0]]
-            if len(faces) == 1:
-                i = 119 + f
-            elif len(faces) == 2:
-                i = 173 + f
-            else:  # a tractor: its first face, its pairs, the suit of a later level card
-                suit = 0
-                for k in range(2, len(faces), 2):
-                    g = FACES_BY_NAME[faces[k]]
-                    if g < 52 and g // 4 + 2 == level:
-                        suit = g % 4
-                        break
-                i = 227 + (f * 11 + len(faces) // 2 - 2) * 4 + suit
+        i = action_index(action, level)
         indices.append(i)
         mask[i] = 1
     return indices
+
+
+def action_index(action: str, level: int) -> int:
+    """A legal action's index in ``arena.envs.encoding.TractorEncoding``'s action space,
+    ``level`` the rank being played: bids (``pass`` 0, a single or a pair declared 1-8 by
+    suit, the small and the big jokers 9 and 10), ``bury F`` from 11, ``pick F`` from 65,
+    a single and a pair led from 119 and 173, a tractor from 227 (by its first face, its
+    pairs and the suit of the level card it passes through after its first). GameError
+    for what is not a Tractor action."""
+    word, _, rest = action.partition(" ")
+    faces = rest.split()
+    try:
+        f = FACES_BY_NAME[faces[0]] if faces else -1
+        if word == "pass" and not faces:
+            return 0
+        if word == "declare" and len(faces) in (1, 2):
+            return 9 if f == 52 else 10 if f == 53 else 1 + f % 4 + (4 if len(faces) == 2 else 0)
+        if word == "bury" and len(faces) == 1:
+            return 11 + f
+        if word == "pick" and len(faces) == 1:
+            return 65 + f
+        if word == "play" and len(faces) == 1:
+            return 119 + f
+        if word == "play" and len(faces) == 2:
+            return 173 + f
+        if word == "play" and faces:  # a tractor
+            suit = 0
+            for k in range(2, len(faces), 2):
+                g = FACES_BY_NAME[faces[k]]
+                if g < 52 and g // 4 + 2 == level:
+                    suit = g % 4
+                    break
+            return 227 + (f * 11 + len(faces) // 2 - 2) * 4 + suit
+    except KeyError:
+        pass
+    raise GameError(f"not a Tractor action: {action!r}")
 
 
 # -- shapes, tricks and scores ----------------------------------------------------------------
