@@ -22,18 +22,18 @@ from arena.envs.single import SeatEnv
 from arena.plugins import Registry
 
 
-def aec_steps(e, episodes: int) -> float:
+def aec_steps(e, episodes: int, indices: bool = True) -> float:
     """Steps per CPU second of random episodes of AEC environment ``e``."""
     rng = random.Random(0)
     steps, start = 0, time.process_time()
     for episode in range(episodes):
         e.reset(seed=episode)
         for _agent in e.agent_iter():
-            observation, _, termination, truncation, _ = e.last()
+            observation, _, termination, truncation, info = e.last()
             if termination or truncation:
                 e.step(None)
                 continue
-            legal = observation["action_mask"].nonzero()[0]
+            legal = info["legal_indices"] if indices else observation["action_mask"].nonzero()[0]
             e.step(legal[rng.randrange(len(legal))])
             steps += 1
     return steps / (time.process_time() - start)
@@ -69,11 +69,11 @@ def main() -> None:
     single = SeatEnv(args.game, e.variant, len(e.possible_agents), opponents=["random"])
     moves, start = 0, time.process_time()
     for episode in range(args.episodes):
-        observation, _ = single.reset(seed=episode)
+        observation, info = single.reset(seed=episode)
         done = False
         while not done:
-            legal = observation["action_mask"].nonzero()[0]
-            observation, _, done, _, _ = single.step(legal[rng.randrange(len(legal))])
+            legal = info["legal_indices"]
+            observation, _, done, _, info = single.step(legal[rng.randrange(len(legal))])
         moves += len(single.actions)
     gym = moves / (time.process_time() - start)
 

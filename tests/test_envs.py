@@ -155,7 +155,8 @@ def test_gymnasium_check_env_passes(game, variant, players, opponents):
 def test_an_episode_is_the_game_arena_play_plays(game, bots, variant):
     """``arena play --json`` (sandboxed bots, a random secret), then the same seed and secret
     in both environments, each seat played with the recorded moves (the Gymnasium one's
-    opponents are the same bots, in-process): the same moves and the same result."""
+    opponents are the same bots, in-process): the same moves and the same result; on the
+    way, the mover's ``info`` names the legal actions and their indices, the mask's ones."""
     run = subprocess.run([sys.executable, "-m", "arena", "play", game, *bots, "--variant",
                           variant, "--seed", "5", "--json"], capture_output=True, text=True,
                          timeout=300)
@@ -175,18 +176,25 @@ def test_an_episode_is_the_game_arena_play_plays(game, bots, variant):
             e.step(None)
             continue
         move = moves[len(e.actions)]
-        index = e.encoding.index(e.state_.observation(e.state_.to_move), move)
+        o = e.state_.observation(e.state_.to_move)
+        index = e.encoding.index(o, move)
         assert observation["action_mask"][index] == 1
+        assert info["legal"] == e.state_.legal_actions()
+        assert info["legal_indices"] == [e.encoding.index(o, a) for a in info["legal"]]
+        assert sorted(info["legal_indices"]) == observation["action_mask"].nonzero()[0].tolist()
         e.step(index)
     assert e.actions == moves
 
     single = SeatEnv(game, variant, len(seats), seat=0, opponents=seats[1:])
-    single.reset(seed=5, options=options)
+    observation, info = single.reset(seed=5, options=options)
     terminated = False
     while not terminated:
         move = moves[len(single.actions)]
-        index = single.encoding.index(single.state.observation(0), move)
-        _, reward, terminated, _, info = single.step(index)
+        o = single.state.observation(0)
+        index = single.encoding.index(o, move)
+        assert info["legal_indices"] == [single.encoding.index(o, a) for a in info["legal"]]
+        assert sorted(info["legal_indices"]) == observation["action_mask"].nonzero()[0].tolist()
+        observation, reward, terminated, _, info = single.step(index)
     assert single.actions == moves
     assert reward == record["result"]["scores"][0] and info["result"].ranks == \
         record["result"]["ranks"]

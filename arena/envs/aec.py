@@ -13,11 +13,14 @@ turns as the game says, each observing ``{"observation": vector, "action_mask": 
 
 Every move is a step, a forced one too (its mask has one action). At the end each agent's
 reward is its score (``Result.scores``: in Vändtia the seats it beat less those that beat
-it); ``infos[agent]`` holds ``legal`` (the legal actions as strings, a tuple) and, at the
-end, the ``result``. ``reset(options={"secret": K})`` deals under secret K (default: the public
-secret, as ``--public-seed``). An index the mask does not allow forfeits the game, as an
-illegal answer does in the referee: that seat takes last place, and its ``info`` holds
-``illegal``, the index.
+it); the agent to move's ``infos[agent]`` holds ``legal`` (the legal actions as strings, a
+tuple) and ``legal_indices`` (their indices, a list in the same order: the mask's ones,
+for a policy that picks among them without ``mask.nonzero()``), and at the end every
+agent's holds the ``result``. The observation of the agent to move is made once per move
+(``observe`` gives it the same arrays until the move). ``reset(options={"secret": K})``
+deals under secret K (default: the public secret, as ``--public-seed``). An index the mask
+does not allow forfeits the game, as an illegal answer does in the referee: that seat takes
+last place, and its ``info`` holds ``illegal``, the index.
 """
 
 from __future__ import annotations
@@ -77,7 +80,7 @@ class ArenaAEC(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self.actions: list[str] = []  # as the referee records them
-        self._known = None  # (the legal list, its actions' indices)
+        self._known = None  # (the legal list, its actions' indices, the mover's observation)
         self._turn()
 
     def _turn(self) -> None:
@@ -93,13 +96,24 @@ class ArenaAEC(AECEnv):
             self._accumulate_rewards()
             return
         agent = self.agent_selection = self.possible_agents[state.to_move]
-        self.infos[agent] = {"legal": state.legal_actions()}
+        legal = state.legal_actions()
+        vector, mask, indices = self._read(state, state.to_move)
+        # kept for the step that follows, and for observe, by the legal list itself (the
+        # same object until the next move)
+        self._known = (legal, indices, {"observation": vector, "action_mask": mask})
+        self.infos[agent] = {"legal": legal, "legal_indices": indices}
 
     def observe(self, agent: str) -> dict:
         state = self.state_
-        vector, mask, indices = self._read(state, self._seats[agent])
-        if indices is not None:  # kept for the step that follows, by the legal list itself
-            self._known = (state.legal_actions(), indices)  # (the same until the next move)
+        seat = self._seats[agent]
+        known = self._known
+        if (known is not None and seat == state.to_move and not state.is_over()
+                and known[0] is state.legal_actions()):
+            return known[2]
+        vector, mask, indices = self._read(state, seat)
+        if indices is not None:
+            self._known = (state.legal_actions(), indices,
+                           {"observation": vector, "action_mask": mask})
         return {"observation": vector, "action_mask": mask}
 
     def step(self, action) -> None:
@@ -120,7 +134,8 @@ class ArenaAEC(AECEnv):
         else:
             self.actions.append(move)
             state.apply(move)
-        self._cumulative_rewards[agent] = 0  # rewards come at the end (``_turn``) only
+        # (an agent's cumulative reward, which PettingZoo clears as it steps, is 0 until the
+        # end: the rewards come then only, in ``_turn``)
         self._turn()
         if move is None:
             self.infos[agent]["illegal"] = index

@@ -18,7 +18,8 @@ started as the referee starts them, their seeds keyed by the secret and the deal
 moves a bot played in ``arena play --seed S`` under K is that very game. A move of this seat
 with one legal action is a step too (its mask has one action). An index the mask does not
 allow forfeits the game, as an illegal answer does in the referee: the seat takes last
-place, the episode ends, and ``info["illegal"]`` holds the index.
+place, the episode ends, and ``info["illegal"]`` holds the index. Until then ``info`` holds
+``legal`` and ``legal_indices``, as ``arena.envs.aec`` gives them to the agent to move.
 """
 
 from __future__ import annotations
@@ -104,10 +105,11 @@ class SeatEnv(gymnasium.Env):
         if over:
             for bot in self.bots.values():
                 bot.end(self.state.result().to_json())
+        observation = self._observe()
         info = self._info()
         if move is None:
             info["illegal"] = index
-        return self._observe(), reward, over, False, info
+        return observation, reward, over, False, info
 
     def _apply(self, move: str) -> None:
         self.actions.append(move)
@@ -139,4 +141,4 @@ class SeatEnv(gymnasium.Env):
     def _info(self) -> dict:
         if self.state.is_over():
             return {"result": self.state.result()}
-        return {"legal": self.state.legal_actions()}
+        return {"legal": self.state.legal_actions(), "legal_indices": self._known[1]}

@@ -36,8 +36,8 @@ cdef class VandtiaState:
     cpdef encode(self, int seat, float[::1] out, signed char[::1] mask, float unit, double deck,
                  int copies)
     @cython.locals(c=cython.int, i=cython.int, used=cython.int, draw=cython.int,
-                   card=cython.int, j=cython.int, k=cython.int, q=cython.int, cards=tuple,
-                   known=list, counts=list, out=list, legal=tuple)
+                   card=cython.int, j=cython.int, k=cython.int, q=cython.int,
+                   seen=cython.int, cards=tuple, known=list, out=list, legal=tuple)
     cdef list _action_indices(self, int copies, signed char[::1] mask)
     @cython.locals(hand=list, src=list, known=list)
     cpdef _play(self, int p, tuple cards)

@@ -1010,11 +1010,7 @@ class VandtiaState:
         else:
             c = copies
             draw = 20 + 13 * c * (c + 1)
-            known = self.known[self.to_move]
-            if known:  # how many copies of each card the others know in this hand
-                counts = [0] * 64
-                for card in known:
-                    counts[card] += 1
+            known = self.known[self.to_move]  # the cards of this hand the others know
             for action in legal:
                 cards = _PLAY_CARDS.get(action)
                 if cards is not None:
@@ -1023,11 +1019,14 @@ class VandtiaState:
                     used = 0
                     if known:
                         for j in range(len(cards)):
-                            card, k = cards[j], 0
+                            card, k, seen = cards[j], 0, 0
                             for q in range(j + 1):
                                 if cards[q] == card:
                                     k += 1
-                            if k <= counts[card]:
+                            for q in known:
+                                if q == card:
+                                    seen += 1
+                            if k <= seen:
                                 used += 1
                     card = cards[0]
                     i = 20 + ((card >> 2) - 2) * c * (c + 1) + (len(cards) - 1) * (c + 1) + used
