@@ -208,3 +208,27 @@ def test_bench_gives_its_rows_as_json_with_the_batched_ones():
     assert all(r["games_per_s"] > 0 and r["games"] > 0 for r in rows)
     batched = rows[labels.index("batchbot in every seat, 64 matches side by side")]
     assert batched["asked_per_s"] > 0 and batched["asked_per_game"] > 0
+
+
+def test_the_process_with_most_matches_waiting_is_served_first_but_none_waits_for_ever():
+    """``_next``: the largest batch first, so that the others grow meanwhile; but the
+    process that has waited longest once it has waited two rounds for each one waiting."""
+    from arena.sandbox.inflight import _next
+
+    waiting = {1: ("a", ["m"], 10), 2: ("b", ["m", "m", "m"], 11), 3: ("c", ["m", "m"], 12)}
+    assert _next(waiting, 12) == 2
+    assert _next(waiting, 15) == 2
+    assert _next(waiting, 16) == 1  # waited 6 rounds with 3 processes waiting
+    # whatever the sizes, no process waits more than three rounds for each one waiting
+    # (two, and then those overdue before it)
+    waiting, served, rounds = {}, {}, 0
+    for key in range(5):
+        waiting[key] = (key, ["m"] * (key + 1), 0)
+    while rounds < 200:
+        key = _next(waiting, rounds)
+        _, lives, since = waiting.pop(key)
+        assert rounds - since <= 3 * (len(waiting) + 1)
+        served[key] = served.get(key, 0) + 1
+        rounds += 1
+        waiting[key] = (key, lives, rounds)  # its matches come back to it at once
+    assert set(served) == set(range(5))

@@ -1,15 +1,18 @@
 """Many matches side by side on shared bot processes: protocol 2's batched acts.
 
 A season's worker plays the fixtures of a batch K at a time (``SeasonDef.inflight``). Each
-match is the referee as a generator (``referee.match_steps``); whenever every match in
-flight waits for a seat, the requests are gathered per bot process and each process gets
-them in one ``act`` message and answers them in one - one round trip, and one switch
-between processes, for up to K moves. A bot that speaks protocol 2 (it answered ``start``'s
-offer with ``"protocol": 2``; every Python bot does, through ``arena.sandbox.worker``) serves many
-matches at once, keeping an object per match; one that speaks protocol 1 (an executable
-that ignores the offer) serves one match at a time, as before, and gets a process per match
-in flight. As before, a process never sees one deal twice: the duplicates of a deal go to
-other processes of the bot.
+match is the referee as a generator (``referee.match_steps``), run until it waits for a
+seat's move; the matches waiting on one bot process get their requests in one ``act``
+message and it answers them in one - one round trip, and one switch between processes, for
+up to K moves. The process with the most matches waiting is served first (``_next``), so
+that the others' batches grow meanwhile with the matches its answers move on to them.
+
+A bot that speaks protocol 2 (it answered ``start``'s offer with ``"protocol": 2``; every
+Python bot does, through ``arena.sandbox.worker``) serves many matches at once, keeping an
+object per match; one that speaks protocol 1 (an executable that ignores the offer) serves
+one match at a time, as before, and gets a process per match in flight. As before, a
+process never sees one deal twice: the duplicates of a deal go to other processes of the
+bot.
 
 **Results do not depend on K.** Every match is the same generator with the same seeds,
 and a bot keeps per-match state only. A fault that belongs to one match - a Python bot
@@ -126,6 +129,10 @@ def play(game, variant: str, fixtures: list, entry, limits: Limits, secret: str,
     active: dict[int, Live] = {}
     results: dict[int, dict] = {}
     again: list = []  # fixtures to play again at K = 1
+    #: the processes with matches waiting on them (oldest first), each with its matches and
+    #: the round it began to wait in (``_next``)
+    waiting: dict[int, tuple[Shared, list[Live], int]] = {}
+    rounds = 0
 
     def lost(proc: Shared, fault: BotFault, key: int | None) -> BotFault | None:
         """A process faulted while serving match ``key``: the fault, when it is that
@@ -159,6 +166,7 @@ def play(game, variant: str, fixtures: list, entry, limits: Limits, secret: str,
                 proc = live.procs[seat]
                 if kind == "act":
                     live.ask = ask
+                    waiting.setdefault(id(proc), (proc, [], rounds))[1].append(live)
                     break
                 if kind == "start":
                     try:
@@ -202,21 +210,32 @@ def play(game, variant: str, fixtures: list, entry, limits: Limits, secret: str,
     while queue or active:
         while queue and len(active) < inflight:
             begin(queue.pop())
-        waiting: dict[int, tuple[Shared, list[Live]]] = {}
-        for live in active.values():
-            if live.ask is not None:
-                proc = live.procs[live.ask[1]]
-                waiting.setdefault(id(proc), (proc, []))[1].append(live)
-        for proc, lives in waiting.values():
-            if proc.dead:
-                for live in lives:
-                    abandon(live.fx.index)
-                continue
-            _round(proc, [lv for lv in lives if lv.fx.index in active], limits, lost,
-                   abandon, advance)
+        if not waiting:  # every match in flight ended or was abandoned
+            if active:
+                raise RuntimeError("matches in flight that wait on no process")
+            continue
+        proc, lives, _ = waiting.pop(_next(waiting, rounds))
+        rounds += 1
+        lives = [lv for lv in lives if lv.fx.index in active]  # (not those abandoned)
+        if proc.dead:
+            for live in lives:
+                abandon(live.fx.index)
+            continue
+        _round(proc, lives, limits, lost, abandon, advance)
     for fx in again:  # one at a time, fresh processes, the normal limits
         results[fx.index] = _alone(game, variant, fx, entry, limits, secret)
     return [results[k] for k in sorted(results)]
+
+
+def _next(waiting: dict, rounds: int) -> int:
+    """The process to serve next: the one with the most matches waiting on it, so that a
+    process's batch grows while others are served (the matches their answers move on to
+    it join it) and the round trips are few; but the one that has waited longest once it
+    has waited two rounds for each process waiting, so that none waits for ever."""
+    first = next(iter(waiting))
+    if rounds - waiting[first][2] >= 2 * len(waiting):
+        return first
+    return max(waiting, key=lambda k: len(waiting[k][1]))
 
 
 def _round(proc: Shared, lives: list, limits: Limits, lost, abandon, advance) -> None:
