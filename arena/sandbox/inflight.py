@@ -35,13 +35,14 @@ as under K = 1.
 
 from __future__ import annotations
 
+import gc
 import json
 import time
 from dataclasses import dataclass, field
 
 from ..errors import BotFault
 from ..referee import Failed, match_steps, play_match
-from . import deltas
+from . import GC_THRESHOLD, deltas
 from .bot import make_bot
 from .process import Limits, Worker
 
@@ -123,8 +124,19 @@ class Live:
 def play(game, variant: str, fixtures: list, entry, limits: Limits, secret: str,
          inflight: int, pools: dict | None = None) -> list[dict]:
     """Play ``fixtures`` ``inflight`` at a time (``entry(name)``: a bot's registry entry);
-    their results as ``scheduler.play_batch`` gives them, in fixture order."""
-    pools = {} if pools is None else pools
+    their results as ``scheduler.play_batch`` gives them, in fixture order. The collector
+    runs less often meanwhile (``arena.sandbox.GC_THRESHOLD``)."""
+    threshold = gc.get_threshold()
+    gc.set_threshold(max(threshold[0], GC_THRESHOLD), *threshold[1:])
+    try:
+        return _play(game, variant, fixtures, entry, limits, secret, inflight,
+                     {} if pools is None else pools)
+    finally:
+        gc.set_threshold(*threshold)
+
+
+def _play(game, variant: str, fixtures: list, entry, limits: Limits, secret: str,
+          inflight: int, pools: dict) -> list[dict]:
     queue = list(fixtures)[::-1]
     active: dict[int, Live] = {}
     results: dict[int, dict] = {}

@@ -19,6 +19,7 @@ What the bot prints goes to stderr (its log): the protocol has the real stdout t
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import importlib
 import importlib.util
@@ -32,7 +33,7 @@ import pluggy
 
 from .. import hookspecs
 from ..errors import crash_reason
-from . import confine, deltas, jail
+from . import GC_THRESHOLD, confine, deltas, jail
 
 PROTOCOL = 2  # the newest this worker speaks; it answers 1 to a protocol-1 offer
 
@@ -116,6 +117,10 @@ def _serve(config: dict, inp, out) -> None:
         out.write(orjson.dumps({"type": "error", "error": "load failed: " + _error(e)}) + b"\n")
         out.flush()
         return
+    # what is loaded so far is kept for good (the collector no longer walks it), and the
+    # collector runs less often (``GC_THRESHOLD``)
+    gc.freeze()
+    gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
     player = act = None
     players: dict = {}  # protocol 2: a bot object per match in flight, by match key
     #: the last whole observation of each match that gets deltas (key None: protocol 1)
