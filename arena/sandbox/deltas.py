@@ -61,9 +61,12 @@ def fresh(observation: dict) -> dict:
     """What a bot is given: a new dict holding new copies of the top-level lists and dicts,
     so a bot that sorts its hand or removes a card from it changes nothing the next
     observation is rebuilt from (what lies deeper is shared with the previous observation)."""
-    return {key: (list(value) if type(value) is list else
-                  dict(value) if type(value) is dict else value)
-            for key, value in observation.items()}
+    out = observation.copy()
+    for key, value in observation.items():
+        kind = type(value)
+        if kind is list or kind is dict:
+            out[key] = value.copy()
+    return out
 
 
 _GONE = object()
