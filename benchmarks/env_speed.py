@@ -2,9 +2,15 @@
 referee's moves per CPU second on the same game: random episodes of the PettingZoo AEC
 environment and of the Gymnasium one-seat environment against ``random``. The agent chooses
 as the referee's in-process random policy does (``arena.bench._Random``: ``random.Random``,
-uniformly among the legal actions), among its mask's actions. Run on one core:
+uniformly among the legal actions), among the legal actions' indices its ``info`` gives
+(``legal_indices``); with ``--mask``, among its mask's ones (``mask.nonzero()``, which
+costs about a microsecond more a step). Run on one core:
 
     taskset -c 0 python benchmarks/env_speed.py --episodes 300
+
+Each environment is measured ``--repeat`` times, each time right after the referee, and
+the median of the ratios is shown with their range: on a shared machine one measurement
+may run beside a burst of other work.
 
 ``--floor`` also runs the AEC environment with its encoding made free (a fixed vector,
 the mask's first ones set, one per legal action): what the rest of a step costs.
@@ -22,7 +28,7 @@ from arena.envs.single import SeatEnv
 from arena.plugins import Registry
 
 
-def aec_steps(e, episodes: int, indices: bool = True) -> float:
+def aec_steps(e, episodes: int, mask: bool = False) -> float:
     """Steps per CPU second of random episodes of AEC environment ``e``."""
     rng = random.Random(0)
     steps, start = 0, time.process_time()
@@ -33,7 +39,7 @@ def aec_steps(e, episodes: int, indices: bool = True) -> float:
             if termination or truncation:
                 e.step(None)
                 continue
-            legal = info["legal_indices"] if indices else observation["action_mask"].nonzero()[0]
+            legal = observation["action_mask"].nonzero()[0] if mask else info["legal_indices"]
             e.step(legal[rng.randrange(len(legal))])
             steps += 1
     return steps / (time.process_time() - start)
@@ -45,12 +51,20 @@ def main() -> None:
     parser.add_argument("--variant", default=None)
     parser.add_argument("--players", type=int, default=None)
     parser.add_argument("--episodes", type=int, default=300)
+    parser.add_argument("--mask", action="store_true",
+                        help="the agent chooses among its mask's ones, not its info's indices")
+    parser.add_argument("--repeat", type=int, default=5,
+                        help="measurements of each, every one beside one of the referee's; "
+                             "the median ratio is shown, with the range")
     parser.add_argument("--floor", action="store_true",
                         help="also step the AEC environment with its encoding made free")
     args = parser.parse_args()
 
     e = env(args.game, args.variant, args.players)
-    aec = aec_steps(e, args.episodes)
+    players = len(e.possible_agents)
+    single = SeatEnv(args.game, e.variant, players, opponents=["random"])
+    game = Registry().game(args.game)
+    free = None
     if args.floor:
         vector, actions = np.zeros(e.encoding.size, np.float32), e.encoding.actions
 
@@ -62,31 +76,43 @@ def main() -> None:
             mask[:n] = 1
             return vector, mask, list(range(n))
 
-        e._read = free
-        floor = aec_steps(e, args.episodes)
-    rng = random.Random(0)
+    rows = []  # one per repeat: the referee's moves/s, then each environment's over it
+    for _ in range(args.repeat):  # each measured right beside the referee, on a noisy machine
+        r = referee_games(game, e.variant, players, args.episodes)
+        referee = r["games_per_s"] * r["moves_per_game"]
+        e._read = e.encoding.state_observation
+        row = [referee, aec_steps(e, args.episodes, args.mask) / referee,
+               seat_moves(single, args.episodes, args.mask) / referee]
+        if free is not None:
+            e._read = free
+            row.append(aec_steps(e, args.episodes, args.mask) / referee)
+        rows.append(row)
 
-    single = SeatEnv(args.game, e.variant, len(e.possible_agents), opponents=["random"])
+    def median(i: int) -> str:
+        values = sorted(row[i] for row in rows)
+        return (f"{values[len(values) // 2]:.2f} x the referee "
+                f"({values[0]:.2f}-{values[-1]:.2f} over {len(values)})")
+
+    print(f"{args.game} {e.variant}/{players}: in-process referee "
+          f"{sorted(row[0] for row in rows)[len(rows) // 2]:,.0f} moves/s; AEC {median(1)}; "
+          f"Gymnasium against random {median(2)}")
+    if free is not None:
+        print(f"AEC with the encoding made free: {median(3)}")
+
+
+def seat_moves(single, episodes: int, mask: bool = False) -> float:
+    """Moves per CPU second (every seat's) of random episodes of the Gymnasium one-seat
+    environment ``single``."""
+    rng = random.Random(0)
     moves, start = 0, time.process_time()
-    for episode in range(args.episodes):
+    for episode in range(episodes):
         observation, info = single.reset(seed=episode)
         done = False
         while not done:
-            legal = info["legal_indices"]
+            legal = observation["action_mask"].nonzero()[0] if mask else info["legal_indices"]
             observation, _, done, _, info = single.step(legal[rng.randrange(len(legal))])
         moves += len(single.actions)
-    gym = moves / (time.process_time() - start)
-
-    game = Registry().game(args.game)
-    r = referee_games(game, e.variant, len(e.possible_agents), args.episodes)
-    referee = r["games_per_s"] * r["moves_per_game"]
-    print(f"{args.game} {e.variant}/{len(e.possible_agents)}: AEC {aec:,.0f} steps/s "
-          f"({aec / referee:.2f} x the referee), Gymnasium against random {gym:,.0f} moves/s "
-          f"({gym / referee:.2f} x), in-process referee {referee:,.0f} moves/s")
-    if args.floor:
-        print(f"AEC with the encoding made free: {floor:,.0f} steps/s "
-              f"({floor / referee:.2f} x the referee)")
-
+    return moves / (time.process_time() - start)
 
 if __name__ == "__main__":
     main()
