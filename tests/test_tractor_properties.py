@@ -7,7 +7,7 @@ from conftest import play_randomly
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.games.tractor import GAME, points
+from arena.games.tractor import FACES_BY_NAME, GAME, points
 
 
 def random_deal(seed, choice_seed, variant="deal", step=None, record=False):
@@ -33,6 +33,23 @@ def test_trick_points_and_the_kitty_add_up_to_200(seed, choice_seed):
     assert tricks + sum(points(f) for f in state.buried) == 200
     attackers = sum(t["points"] for t in state.tricks if t["winner"] % 2 == state.attackers)
     assert state.points >= attackers
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 2**32))
+def test_a_seat_sees_its_hand_by_face_then_in_trump_order_once_there_is_one(seed,
+                                                                            choice_seed):
+    """Every seat's observed hand at every step: every card it holds (``hands``, copies per
+    face), a face's copies side by side, the faces in trump order once the trump is
+    known (the deal's ``order``), else by face."""
+    def check(state):
+        for seat in range(4):
+            faces = [FACES_BY_NAME[name] for name in state.observation(seat)["hand"]]
+            assert Counter(faces) == {f: k for f, k in enumerate(state.hands[seat]) if k}
+            rank = state.order.pos.__getitem__ if state.order is not None else int
+            assert [rank(f) for f in faces] == sorted(rank(f) for f in faces)
+
+    random_deal(seed, choice_seed, step=check)
 
 
 def _permute_hidden(state, seat, rng):

@@ -169,12 +169,15 @@ class TractorState(Finished):
         return [FACE_NAMES[f] for f in faces]
 
     def hand_list(self, p: int) -> list[int]:
+        """Seat ``p``'s hand, a face per card: in trump order once there is one, else by
+        face (two copies of a face side by side)."""
         hand = self.hands[p]
-        if self.order is not None:
-            return [f for f in self.order.faces for _ in range(hand[f])]
         out = []
-        for f, k in enumerate(hand):
-            out += [f] * k
+        for f in (self.order.faces if self.order is not None else range(len(hand))):
+            k = hand[f]
+            while k:
+                out.append(f)
+                k -= 1
         return out
 
     @property
