@@ -8,7 +8,7 @@ from conftest import play_randomly
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.games.cherki import GAME, KIND
+from arena.games.cherki import FACE_NAMES, GAME, KIND
 
 
 def random_deal(seed, choice_seed, step=None, record=False):
@@ -31,6 +31,20 @@ def test_the_120_cards_are_conserved_at_every_step(seed, choice_seed):
 def test_settlements_are_zero_sum(seed, choice_seed):
     r = random_deal(seed, choice_seed).result()
     assert sum(r.scores) == 0 and (r.reason == "win") == any(r.scores)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 2**32))
+def test_a_seat_sees_every_card_of_its_hand_by_face(seed, choice_seed):
+    """Every seat's observed hand at every step: every card it holds (``hands``, copies per
+    face), by face (1C-9C, 1S-9S, 1M-9M, WF, RF, OT), a face's copies side by side."""
+    def check(state):
+        for seat in range(3):
+            faces = [FACE_NAMES.index(name) for name in state.observation(seat)["hand"]]
+            assert Counter(faces) == {f: k for f, k in enumerate(state.hands[seat]) if k}
+            assert faces == sorted(faces)
+
+    random_deal(seed, choice_seed, step=check)
 
 
 def _permute_hidden(state, seat, rng):

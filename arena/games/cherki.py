@@ -131,7 +131,15 @@ class CherkiState(Finished):
         self.events: list | None = [] if record else None
 
     def hand_list(self, p: int) -> list[int]:
-        return [f for f in range(30) for _ in range(self.hands[p][f])]
+        """Seat ``p``'s hand, a face per card, by face."""
+        hand = self.hands[p]
+        out = []
+        for f in range(30):
+            k = hand[f]
+            while k:
+                out.append(f)
+                k -= 1
+        return out
 
     # -- legal actions --------------------------------------------------------------------
 
