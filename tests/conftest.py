@@ -20,17 +20,18 @@ def pure_module(module):
     return pure
 
 
-def compiled_module(name: str):
-    """The compiled build of engine ``name`` (``arena.games._NAME``), or skip the test: where
-    ``ARENA_PURE`` is set, or where arena was installed without a C compiler."""
+def compiled_module(name: str, package: str = "arena.games"):
+    """The compiled build of engine ``name`` (``arena.games._NAME``; of another compiled
+    module in ``package``), or skip the test: where ``ARENA_PURE`` is set, or where arena
+    was installed without a C compiler."""
     import importlib
 
     if os.environ.get("ARENA_PURE", "") not in ("", "0"):
-        pytest.skip("ARENA_PURE is set: this run tests the pure-Python engine")
+        pytest.skip("ARENA_PURE is set: this run tests the pure-Python module")
     try:
-        return importlib.import_module(f"arena.games._{name}")
+        return importlib.import_module(f"{package}._{name}")
     except ImportError:
-        pytest.skip("arena was installed without the compiled engine (no C compiler)")
+        pytest.skip("arena was installed without the compiled module (no C compiler)")
 
 
 def compiled_in_use(module, variant: str, players: int) -> None:

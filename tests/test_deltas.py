@@ -103,3 +103,17 @@ def test_a_sandboxed_bot_plays_the_same_with_deltas_and_without(game, variant, p
             for b in bots:
                 b.close()
     assert played[True] == played[False]
+
+
+def test_the_compiled_build_is_the_one_in_use_where_it_was_built():
+    """``setup.py`` compiles this module with Cython too (``arena.sandbox._deltas``): where
+    it was built from this source, the module's functions are the build's (tox runs this
+    file again on the plain-Python module, ``ARENA_PURE=1``)."""
+    from conftest import compiled_module
+
+    from arena.sandbox import deltas
+
+    fast = compiled_module("deltas", "arena.sandbox")
+    assert deltas.BUILD == "compiled (Cython)"
+    assert deltas.diff is fast.diff and deltas.patch is fast.patch
+    assert deltas.fresh is fast.fresh

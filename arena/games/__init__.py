@@ -24,19 +24,21 @@ from ..errors import GameError
 
 
 def compiled_build(name: str, path: str):
-    """The compiled build of the engine module ``arena.games.NAME`` whose source is ``path``
-    (``setup.py`` compiles it with Cython, as ``arena.games._NAME``, when arena is installed;
-    optional), or None: where it was not built, where it was built from another version of
-    the source (so an edited file never runs behind a stale build) and where ``ARENA_PURE``
-    is set. The engine module then takes the build's names (``vandtia``, ``tractor``)."""
+    """The compiled build of module ``name`` (a dotted name: ``arena.games.vandtia``) whose
+    source is ``path`` - ``setup.py`` compiles it with Cython as ``_NAME`` beside it
+    (``arena.games._vandtia``) when arena is installed; optional - or None: where it was not
+    built, where it was built from another version of the source (so an edited file never
+    runs behind a stale build) and where ``ARENA_PURE`` is set. The module then takes the
+    build's names (``take_compiled``)."""
     import hashlib
     import importlib
     import os
 
     if os.environ.get("ARENA_PURE", "") not in ("", "0"):
         return None
+    package, _, base = name.rpartition(".")
     try:
-        fast = importlib.import_module(f"{__name__}._{name}")
+        fast = importlib.import_module(f"{package}._{base}")
     except ImportError:
         return None
     with open(path, "rb") as f:
@@ -45,19 +47,25 @@ def compiled_build(name: str, path: str):
 
 
 def take_compiled(namespace: dict) -> str:
-    """Run engine module ``arena.games.NAME`` (its ``globals()``) as its compiled build where
-    ``compiled_build`` finds one: every name but the hook, which stays a plain function
-    (pluggy takes no other kind) and registers ``GAME`` - the compiled one from here on.
-    Its ``ENGINE``: ``"compiled (Cython)"``, else ``"pure Python"`` (so too for the build
-    itself, ``arena.games._NAME``, and for a copy loaded under another name)."""
-    package, _, name = namespace["__name__"].rpartition(".")
+    """Run module ``NAME`` (its ``globals()``: an engine, ``arena.games.NAME``, or
+    ``arena.sandbox.deltas``) as its compiled build where ``compiled_build`` finds one:
+    every name but an engine's hook, which stays a plain function (pluggy takes no other
+    kind) and registers ``GAME`` - the compiled one from here on. Its ``ENGINE``:
+    ``"compiled (Cython)"``, else ``"pure Python"`` (so too for the build itself,
+    ``_NAME``, and for a copy loaded under another name)."""
+    name = namespace["__name__"]
     fast = (compiled_build(name, namespace["__file__"])
-            if package == __name__ and not name.startswith("_") else None)
+            if name in COMPILED and not name.rpartition(".")[2].startswith("_") else None)
     if fast is None:
         return "pure Python"
     namespace.update({k: v for k, v in vars(fast).items()
                       if not k.startswith("__") and k != "register_games"})
     return "compiled (Cython)"
+
+
+#: the modules ``setup.py`` compiles (each as ``_NAME`` beside it)
+COMPILED = ("arena.games.vandtia", "arena.games.tractor", "arena.games.cherki",
+            "arena.sandbox.deltas")
 
 
 @dataclass(frozen=True)
