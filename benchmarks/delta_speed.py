@@ -1,6 +1,6 @@
 """How long the observation deltas take (``arena.sandbox.deltas``), in µs per asked move:
 the runner's ``diff`` of a seat's last observation and its new one, and the worker's
-``patch`` and ``fresh`` of the delta, over one random match of each game that gets deltas
+``rebuild`` from the delta (``patch``, then ``fresh``), over one random match of each game that gets deltas
 (the best of five passes). Run on one core, compiled and plain:
 
     taskset -c 0 python benchmarks/delta_speed.py
@@ -49,12 +49,12 @@ def main() -> None:
                 deltas.diff(old, new)
             middle = time.perf_counter()
             for (old, _), delta in zip(moves, sent, strict=True):
-                deltas.fresh(deltas.patch(old, delta))
+                deltas.rebuild({0: old}, 0, {"delta": delta})
             end = time.perf_counter()
             diff = min(diff, (middle - start) / len(moves) * 1e6)
             patch = min(patch, (end - middle) / len(moves) * 1e6)
         print(f"{name} ({deltas.BUILD}, {len(moves)} moves): diff {diff:.2f} us, "
-              f"patch and fresh {patch:.2f} us")
+              f"rebuild {patch:.2f} us")
 
 
 if __name__ == "__main__":

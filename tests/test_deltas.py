@@ -8,7 +8,7 @@ import pytest
 
 from arena.plugins import Registry
 from arena.referee import play_match
-from arena.sandbox.deltas import diff, fresh, patch
+from arena.sandbox.deltas import diff, patch, rebuild
 from arena.sandbox.process import SandboxBot
 
 REGISTRY = Registry()
@@ -28,19 +28,17 @@ def test_every_rebuilt_observation_equals_the_whole_one(game, variant, players):
     for seed in range(2 if game != "tractor" else 1):
         state = g.new_state(variant, players, seed)
         sent = [None] * players  # the runner's last whole observation per seat
-        rebuilt = [None] * players  # the worker's
+        rebuilt: dict = {}  # the worker's, by seat (as it keeps them by match)
         while not state.is_over() and checked < 3000:
             for seat in range(players):
                 whole = state.observation(seat)
                 if sent[seat] is None:
                     message = orjson.loads(orjson.dumps({"observation": whole}))
-                    rebuilt[seat] = message["observation"]
                 else:
                     message = orjson.loads(orjson.dumps({"delta": diff(sent[seat], whole)}))
-                    rebuilt[seat] = patch(rebuilt[seat], message["delta"])
                 sent[seat] = whole
+                given = rebuild(rebuilt, seat, message)
                 assert rebuilt[seat] == whole
-                given = fresh(rebuilt[seat])
                 assert given == whole
                 for value in given.values():  # a bot that changes what it was given
                     if isinstance(value, list):
@@ -116,4 +114,4 @@ def test_the_compiled_build_is_the_one_in_use_where_it_was_built():
     fast = compiled_module("deltas", "arena.sandbox")
     assert deltas.BUILD == "compiled (Cython)"
     assert deltas.diff is fast.diff and deltas.patch is fast.patch
-    assert deltas.fresh is fast.fresh
+    assert deltas.fresh is fast.fresh and deltas.rebuild is fast.rebuild

@@ -28,8 +28,13 @@ def diff(old: dict, new: dict) -> dict:
     """The delta that turns observation ``old`` into ``new``."""
     changed: dict = {}
     grown: dict = {}
+    kept = 0  # keys of ``new`` that ``old`` has: when all of ``old``'s, none is gone
     for key, value in new.items():
         before = old.get(key, _GONE)
+        if before is _GONE:
+            changed[key] = value
+            continue
+        kept += 1
         if before == value:
             continue
         if (type(value) is list and type(before) is list and len(before) < len(value)
@@ -42,9 +47,8 @@ def diff(old: dict, new: dict) -> dict:
         delta["set"] = changed
     if grown:
         delta["extend"] = grown
-    gone = [key for key in old if key not in new]
-    if gone:
-        delta["drop"] = gone
+    if kept != len(old):
+        delta["drop"] = [key for key in old if key not in new]
     return delta
 
 
@@ -66,9 +70,22 @@ def fresh(observation: dict) -> dict:
     out = observation.copy()
     for key, value in observation.items():
         kind = type(value)
-        if kind is list or kind is dict:
-            out[key] = value.copy()
+        if kind is list:
+            out[key] = list(value)
+        elif kind is dict:
+            out[key] = dict(value)
     return out
+
+
+def rebuild(kept: dict, key, request: dict) -> dict:
+    """The worker's side: the whole observation of ``request`` (an ``act``, or one request
+    of a batched one) for match ``key``, from the one it sent (``"observation"``) or from
+    ``kept[key]``, the last one, and the delta it sent (``"delta"``); kept in its place, and
+    what the bot is given is a ``fresh`` copy."""
+    delta = request.get("delta")
+    whole = request["observation"] if delta is None else patch(kept[key], delta)
+    kept[key] = whole
+    return fresh(whole)
 
 
 _GONE = object()

@@ -184,26 +184,22 @@ def _serve(config: dict, inp, out) -> None:
 
 def _observation(seen: dict, key, msg: dict) -> dict:
     """The whole observation of an ``act`` (or a request) for match ``key``: as sent, or
-    rebuilt from the last one and the delta sent instead (``arena.sandbox.deltas``). In a
-    match with deltas the bot gets a fresh copy of its top level (the whole is kept); in
-    one without, the observation as sent."""
+    rebuilt from the last one and the delta sent instead (``arena.sandbox.deltas.rebuild``).
+    In a match with deltas the bot gets a fresh copy of its top level (the whole is kept);
+    in one without, the observation as sent."""
     if key not in seen:
         return msg["observation"]
-    if "delta" in msg:
-        whole = deltas.patch(seen[key], msg["delta"])
-    else:
-        whole = msg["observation"]
-    seen[key] = whole
-    return deltas.fresh(whole)
+    return deltas.rebuild(seen, key, msg)
 
 
 def _acts(players: dict, batch, requests: list, seen: dict) -> list[dict]:
     """Protocol 2: the answers to one ``act`` of several requests, each for its match. With
     ``act_batch`` (a static or class method of the bot's class) every request is decided in
     one call (a failure there fails them all); else each match's own object decides its
-    own, and a failure is that match's alone."""
-    observations = [_observation(seen, r["match"], r) for r in requests]
+    own, and a failure is that match's alone (a request that cannot be rebuilt fails the
+    whole ``act``: the runner's fault, not one match's)."""
     if batch is not None:
+        observations = [_observation(seen, r["match"], r) for r in requests]
         actions = batch([(o, r["legal"]) for o, r in zip(observations, requests,
                                                            strict=True)])
         if len(actions) != len(requests):
@@ -212,14 +208,17 @@ def _acts(players: dict, batch, requests: list, seen: dict) -> list[dict]:
         return [{"match": r["match"], "action": a} for r, a in zip(requests, actions,
                                                                     strict=True)]
     out = []
-    for r, observation in zip(requests, observations, strict=True):
+    for r in requests:
+        key = r["match"]
+        observation = _observation(seen, key, r)
         try:
-            out.append({"match": r["match"],
-                        "action": players[r["match"]].act(observation, r["legal"])})
+            action = players[key].act(observation, r["legal"])
         except BaseException as e:  # noqa: BLE001 - this match's bot failed
             traceback.print_exc()
             sys.stderr.flush()
-            out.append({"match": r["match"], "error": _error(e)})
+            out.append({"match": key, "error": _error(e)})
+            continue
+        out.append({"match": key, "action": action})
     return out
 
 
