@@ -122,6 +122,47 @@ def test_a_crash_in_one_of_16_interleaved_matches_forfeits_that_match_alone(tmp_
     assert len(at_one) < 48
 
 
+#: An executable speaking protocol 2 that names the matches of its first act of several
+#: requests by lists (which no dict can be keyed by): a protocol error, whichever the match.
+GARBLED = r"""
+import json, random, sys
+rngs, garbled = {}, False  # a random policy per match, from its seed
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "start":
+        rngs[m.get("match")] = random.Random(m["seed"])
+        print(json.dumps({"type": "ready", "protocol": 2, "match": m["match"]}
+                         if "match" in m else {"type": "ready"}), flush=True)
+    elif m["type"] == "act" and "requests" in m:
+        odd = len(m["requests"]) > 1 and not garbled
+        garbled = garbled or odd
+        print(json.dumps({"type": "actions", "actions": [
+            {"match": [r["match"]] if odd else r["match"],
+             "action": rngs[r["match"]].choice(r["legal"])} for r in m["requests"]]}),
+              flush=True)
+    elif m["type"] == "act":
+        print(json.dumps({"type": "action", "action": rngs[None].choice(m["legal"])}),
+              flush=True)
+"""
+
+
+@pytest.mark.slow
+def test_answers_naming_matches_by_lists_cost_their_process_not_the_runner(tmp_path):
+    """A shared process's broken answer is its own fault: it is killed and its matches
+    played again at K = 1 (where it serves one match per act and answers well) - the
+    season's results are those of K = 1."""
+    folder = tmp_path / "garbled"
+    folder.mkdir()
+    (folder / "garbled.prog").write_text(GARBLED)
+    (folder / "garbled.toml").write_text(
+        f'name = "garbled"\ngames = ["vandtia"]\n'
+        f'command = ["{sys.executable}", "garbled.prog"]\n')
+    one = season(tmp_path, folder, "vandtia", "cardems", 2, ("garbled", "random"), 6, 1)
+    many = season(tmp_path, folder, "vandtia", "cardems", 2, ("garbled", "random"), 6, 16)
+    assert one == many
+    assert not any(f for _, _, _, fs in one[0] for f in fs)
+
+
 def test_a_worker_speaks_protocol_2_with_two_matches_at_once():
     registry = Registry()
     entry = registry.bot("random", "vandtia")

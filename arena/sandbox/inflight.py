@@ -81,15 +81,16 @@ class Shared:
                 else 1
             self.deltas = answer.get("deltas") is True
 
-    def request(self, key: int, observation: dict) -> dict:
-        """The observation of match ``key`` as this process gets it: whole, or as a delta
-        from the last one it was sent (``arena.sandbox.deltas``)."""
+    def request(self, key: int, observation: dict) -> tuple[str, dict]:
+        """The observation of match ``key`` as this process gets it: ``("observation",
+        whole)``, or ``("delta", delta)`` from the last one it was sent
+        (``arena.sandbox.deltas``)."""
         last = self.sent.get(key)
         if self.deltas:
             self.sent[key] = observation
         if last is None:
-            return {"observation": observation}
-        return {"delta": deltas.diff(last, observation)}
+            return "observation", observation
+        return "delta", deltas.diff(last, observation)
 
     def end(self, key: int, result) -> None:
         self.matches.discard(key)
@@ -143,7 +144,7 @@ def _play(game, variant: str, fixtures: list, entry, limits: Limits, secret: str
     again: list = []  # fixtures to play again at K = 1
     #: the processes with matches waiting on them (oldest first), each with its matches and
     #: the round it began to wait in (``_next``)
-    waiting: dict[int, tuple[Shared, list[Live], int]] = {}
+    waiting: dict[Shared, tuple[Shared, list[Live], int]] = {}
     rounds = 0
 
     def lost(proc: Shared, fault: BotFault, key: int | None) -> BotFault | None:
@@ -178,7 +179,11 @@ def _play(game, variant: str, fixtures: list, entry, limits: Limits, secret: str
                 proc = live.procs[seat]
                 if kind == "act":
                     live.ask = ask
-                    waiting.setdefault(id(proc), (proc, [], rounds))[1].append(live)
+                    wait = waiting.get(proc)
+                    if wait is None:
+                        waiting[proc] = (proc, [live], rounds)
+                    else:
+                        wait[1].append(live)
                     break
                 if kind == "start":
                     try:
@@ -254,16 +259,22 @@ def _round(proc: Shared, lives: list, limits: Limits, lost, abandon, advance) ->
     """One ``act`` to one process for every match waiting on it, and its answers."""
     if not lives:
         return
+    seats = []
+    deadline = 0.0
+    requests = []
+    for live in lives:
+        ask = live.ask
+        seat = ask[1]
+        seats.append(seat)
+        deadline += limits.move_s + live.banks[seat]
+        member, observation = proc.request(live.fx.index, ask[2])
+        requests.append({"match": live.fx.index, member: observation, "legal": ask[3]})
     if proc.protocol == 2:
-        message = {"type": "act", "requests": [
-            {"match": lv.fx.index, **proc.request(lv.fx.index, lv.ask[2]), "legal": lv.ask[3]}
-            for lv in lives]}
-    else:
-        (live,) = lives  # a protocol-1 process serves one match
-        message = {"type": "act", **proc.request(live.fx.index, live.ask[2]),
-                   "legal": live.ask[3]}
-    seats = [lv.ask[1] for lv in lives]
-    deadline = sum(limits.move_s + lv.banks[s] for lv, s in zip(lives, seats, strict=True))
+        message = {"type": "act", "requests": requests}
+    else:  # a protocol-1 process serves one match, and its messages name none
+        (request,) = requests
+        message = {"type": "act", **request}
+        del message["match"]
     start = _clock()
     try:
         answer = proc.worker.ask(message, "actions" if proc.protocol == 2 else "action",
@@ -286,7 +297,11 @@ def _round(proc: Shared, lives: list, limits: Limits, lost, abandon, advance) ->
     share, excess = spent / len(lives), spent - limits.move_s * len(lives)
     alone = len(lives) == 1 and proc.matches <= {lives[0].fx.index}
     for live, seat in zip(lives, seats, strict=True):
-        live.times.setdefault(seat, []).append(share)
+        times = live.times.get(seat)
+        if times is None:
+            live.times[seat] = [share]
+        else:
+            times.append(share)
         live.duration += share
         if excess > 0:
             live.banks[seat] -= excess / len(lives)
@@ -307,16 +322,19 @@ def _round(proc: Shared, lives: list, limits: Limits, lost, abandon, advance) ->
 def _actions(proc: Shared, answer: dict, lives: list) -> dict:
     """A protocol-2 answer: each match's action, or its own fault (a BotFault)."""
     items = answer.get("actions")
-    if not isinstance(items, list):
+    if type(items) is not list:
         raise proc.worker.fault("protocol error: an actions message without a list")
     out: dict = {}
     for item in items:
-        if not isinstance(item, dict) or "match" not in item or (
-                "action" not in item and "error" not in item):
-            raise proc.worker.fault(f"protocol error: an answer {json.dumps(item)[:80]!r}")
-        out[item["match"]] = (BotFault(str(item["error"])[:300], proc.worker.log_tail())
-                              if "error" in item else item["action"])
-    if set(out) != {lv.fx.index for lv in lives}:
+        if type(item) is dict and type(item.get("match")) is int:
+            if "error" in item:
+                out[item["match"]] = BotFault(str(item["error"])[:300], proc.worker.log_tail())
+                continue
+            if "action" in item:
+                out[item["match"]] = item["action"]
+                continue
+        raise proc.worker.fault(f"protocol error: an answer {json.dumps(item)[:80]!r}")
+    if len(out) != len(lives) or any(live.fx.index not in out for live in lives):
         raise proc.worker.fault("protocol error: the answers are not the matches asked")
     return out
 
