@@ -79,12 +79,21 @@ def fresh(observation: dict) -> dict:
 
 def rebuild(kept: dict, key, request: dict) -> dict:
     """The worker's side: the whole observation of ``request`` (an ``act``, or one request
-    of a batched one) for match ``key``, from the one it sent (``"observation"``) or from
-    ``kept[key]``, the last one, and the delta it sent (``"delta"``); kept in its place, and
-    what the bot is given is a ``fresh`` copy."""
+    of a batched one) for match ``key``: the one it sent (``"observation"``), or ``kept[key]``
+    - the last one - with the delta it sent (``"delta"``) applied as ``patch`` applies it.
+    Kept in its place (``kept[key]``); what the bot is given is a ``fresh`` copy. The kept
+    observation and its top-level lists are the worker's own - no bot was given them - so
+    the delta is applied to them in place: nothing of the last observation is copied."""
     delta = request.get("delta")
-    whole = request["observation"] if delta is None else patch(kept[key], delta)
-    kept[key] = whole
+    if delta is None:
+        whole = kept[key] = request["observation"]
+        return fresh(whole)
+    whole = kept[key]
+    for name in delta.get("drop", ()):
+        whole.pop(name, None)
+    whole.update(delta.get("set", {}))
+    for name, items in delta.get("extend", {}).items():
+        whole[name].extend(items)
     return fresh(whole)
 
 
