@@ -116,13 +116,16 @@ class Failed:
 
 
 def match_steps(game, variant: str, players: int, seed: int, names: list[str],
-                record: bool = False, secret: str = PUBLIC_SECRET, state=None):
+                record: bool = False, secret: str = PUBLIC_SECRET, state=None,
+                observe: bool = True):
     """The referee as a generator, for runners that play many matches side by side: it
     yields what it asks of a seat - ``("start", seat, info)``, ``("act", seat, observation,
     legal)``, ``("log", seat)`` (the seat's log tail, after an illegal answer), ``("end",
     seat, result)`` - and is sent the answer: ``None``, the action, the log text, or a
     :class:`Failed`. It returns ``(match, state)`` as :func:`play_match` does, which is
-    this generator driven by direct calls."""
+    this generator driven by direct calls. ``observe=False``: an ``act`` holds None for the
+    observation, for a runner that gave the ``state`` and reads what it sends from it
+    (``arena.sandbox.inflight``: a delta, from the state's ``observation_delta``)."""
     variant = game.check(variant, players)
     if state is None:
         state = game.new_state(variant, players, seed, record=record)
@@ -154,7 +157,8 @@ def match_steps(game, variant: str, players: int, seed: int, names: list[str],
         if len(legal) == 1:  # no choice: the seat is not asked (it sees the move next time)
             action = legal[0]
         else:
-            action = yield ("act", seat, state.observation(seat), list(legal))
+            action = yield ("act", seat, state.observation(seat) if observe else None,
+                            list(legal))
             if isinstance(action, Failed):
                 forfeit(seat, _fault(action.error), _log_of(action.error))
                 break

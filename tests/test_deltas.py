@@ -51,6 +51,47 @@ def test_every_rebuilt_observation_equals_the_whole_one(game, variant, players):
     assert checked > 100
 
 
+#: (game, variant, players, matches played)
+ENGINE_DELTAS = [("cherki", "standard", 3, 3), ("tractor", "deal", 4, 12),
+                 ("tractor", "match", 4, 1)]
+
+
+@pytest.mark.parametrize("game, variant, players, matches", ENGINE_DELTAS,
+                         ids=[f"{g}-{v}" for g, v, _, _ in ENGINE_DELTAS])
+def test_an_engines_own_delta_rebuilds_every_observation(game, variant, players, matches):
+    """Cherki's and Tractor's states make a seat's delta themselves
+    (``observation_delta``, from a mark of the last observation): sent as JSON and
+    patched onto the rebuilt one, it gives the whole observation at every step of random
+    matches, asked at every move or at random ones (so a log grows by many records, or
+    starts anew, between two)."""
+    g = REGISTRY.game(game)
+    rng = random.Random(5)
+    checked = grown = restarted = 0
+    for seed in range(matches):
+        state = g.new_state(variant, players, seed)
+        marks = [None] * players
+        rebuilt: list = [None] * players
+        while not state.is_over() and checked < 4000:
+            for seat in range(players):
+                if marks[seat] is not None and rng.random() < 0.7:
+                    continue
+                if marks[seat] is None:
+                    rebuilt[seat] = orjson.loads(orjson.dumps(state.observation(seat)))
+                    marks[seat] = state.observation_mark(seat)
+                else:
+                    delta, marks[seat] = state.observation_delta(seat, marks[seat])
+                    grown += "extend" in delta
+                    restarted += any(type(v) is list and v and type(v[0]) is dict
+                                     for v in delta["set"].values())
+                    rebuilt[seat] = patch(rebuilt[seat], orjson.loads(orjson.dumps(delta)))
+                assert rebuilt[seat] == state.observation(seat)
+                checked += 1
+            state.apply(rng.choice(state.legal_actions()))
+    assert checked > 500 and grown > 50
+    if variant == "match":
+        assert restarted  # a new deal's bids or tricks, set whole
+
+
 def test_a_delta_stays_small_however_long_the_deal():
     """Tractor's observations grow with every trick; their deltas do not: late in a deal a
     delta is a small part of the whole observation."""

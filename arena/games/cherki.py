@@ -95,6 +95,12 @@ _NONE: dict[int, tuple[int, ...]] = {}
 _FACES = range(30)
 
 
+#: The observation's members a mark holds (``CherkiState._marked``), in order, and its logs.
+_MARKED = ("dealer", "phase", "to_move", "called", "calls", "locked", "drawn", "draws",
+           "stock", "winner", "winning_hand")
+_LOGS = ("discards", "takes")
+
+
 class CherkiState(Finished):
     """One deal of Cherki. Build it with :class:`Cherki`."""
 
@@ -349,23 +355,60 @@ class CherkiState(Finished):
         not change them): so building one costs the same late in a deal as early, and the
         runner's observation delta (``arena.sandbox.deltas``) finds an earlier
         observation's records in a later one by identity, not by comparing them."""
+        (dealer, phase, to_move, called, calls, locked, drawn, draws, stock, winner,
+         winning_hand), _ = self._marked(seat)
         return {
-            "game": "cherki", "seat": seat, "players": 3, "dealer": self.dealer,
-            "phase": self.phase, "to_move": self.to_move, "move": self.moves,
-            "hand": [FACE_NAMES[f] for f in self.hand_list(seat)],
-            "called": [lock is not None for lock in self.locked],
-            "calls": list(self.call_moves),
-            "locked": KIND_NAMES[self.locked[seat]] if self.locked[seat] is not None else None,
-            "pile": [FACE_NAMES[f] for f in self.pile],
-            "discards": list(self.discards),
-            "takes": list(self.takes),
-            "drawn": (FACE_NAMES[self.last_drawn] if self.phase == "discard"
-                      and self.to_move == seat else None),
-            "draws": list(self.draws), "stock": len(self.stock),
-            "winner": self.winner,
-            "winning_hand": ([FACE_NAMES[f] for f in self.winning_hand]
-                             if self.winning_hand else None),
+            "game": "cherki", "seat": seat, "players": 3, "dealer": dealer, "phase": phase,
+            "to_move": to_move, "move": self.moves,
+            "hand": [FACE_NAMES[f] for f in self.hand_list(seat)], "called": called,
+            "calls": calls, "locked": locked,
+            "pile": [FACE_NAMES[f] for f in self.pile], "discards": list(self.discards),
+            "takes": list(self.takes), "drawn": drawn, "draws": draws, "stock": stock,
+            "winner": winner, "winning_hand": winning_hand,
         }
+
+    def observation_mark(self, seat: int) -> tuple:
+        """What a runner keeps of ``observation(seat)`` as it is now, to be told later only
+        what changed since (``observation_delta``)."""
+        return self._marked(seat)
+
+    def observation_delta(self, seat: int, mark: tuple) -> tuple[dict, tuple]:
+        """``(delta, mark)``: ``seat``'s observation now as a delta (``arena.sandbox.deltas``)
+        from the one ``mark`` was taken of - ``patch(that, delta) == observation(seat)`` -
+        made without building the whole observation or reading the earlier one; and the
+        mark of this one. ``move``, ``hand`` and ``pile``, which change nearly every move,
+        are always set; the other members when they changed; and the logs ``discards``
+        and ``takes``, which the state only appends to, are extended by the records added
+        since."""
+        now = self._marked(seat)
+        changed = {"move": self.moves,
+                   "hand": [FACE_NAMES[f] for f in self.hand_list(seat)],
+                   "pile": [FACE_NAMES[f] for f in self.pile]}
+        if now[0] != mark[0]:  # one comparison when, as mostly, none of them changed
+            for name, value, before in zip(_MARKED, now[0], mark[0], strict=True):
+                if value != before:
+                    changed[name] = value
+        grown = {}
+        for name, (log, n), (before, m) in zip(_LOGS, now[1], mark[1], strict=True):
+            if log is before and n >= m:
+                if n > m:
+                    grown[name] = log[m:]
+            else:
+                changed[name] = list(log)
+        return ({"set": changed, "extend": grown} if grown else {"set": changed}), now
+
+    def _marked(self, seat: int) -> tuple:
+        """``seat``'s observation but its constant members, ``move``, ``hand`` and ``pile``: the
+        other members' values (named by ``_MARKED``), and each log (``_LOGS``) with its
+        length."""
+        return ((self.dealer, self.phase, self.to_move,
+                 [lock is not None for lock in self.locked], list(self.call_moves),
+                 KIND_NAMES[self.locked[seat]] if self.locked[seat] is not None else None,
+                 (FACE_NAMES[self.last_drawn] if self.phase == "discard"
+                  and self.to_move == seat else None),
+                 list(self.draws), len(self.stock), self.winner,
+                 [FACE_NAMES[f] for f in self.winning_hand] if self.winning_hand else None),
+                ((self.discards, len(self.discards)), (self.takes, len(self.takes))))
 
     def encode(self, seat: int, out, mask):
         """``seat``'s observation and legal actions as ``arena.envs.encoding``'s Cherki

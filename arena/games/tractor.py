@@ -113,6 +113,12 @@ class Order:
         return (self.suit[f], self.tier[f], f)
 
 
+#: The observation's members a mark holds (``TractorState._marked``), in order, and its logs.
+_MARKED = ("phase", "to_move", "deal", "levels", "level_rank", "dealer",
+           "bidding_start", "trump", "kitty", "buried", "picks", "points")
+_LOGS = ("bids", "tricks", "history")
+
+
 class TractorState(Finished):
     """A Tractor match (or one deal). Build it with :class:`Tractor`."""
 
@@ -600,25 +606,63 @@ class TractorState(Finished):
         them, do not change them): so building one costs the same late in a match as early,
         and the runner's observation delta (``arena.sandbox.deltas``) finds an earlier
         observation's records in a later one by identity, not by comparing them."""
-        dealer_view = seat == self.dealer and self.phase != "bid"
+        (phase, to_move, deal, levels, level_rank, dealer, bidding_start, trump, kitty, buried,
+         picks, points), _ = self._marked(seat)
         return {
             "game": "tractor", "variant": self.variant, "seat": seat, "team": seat % 2,
-            "players": 4, "phase": self.phase, "to_move": self.to_move, "move": self.moves,
-            "deal": self.deal_number, "levels": list(self.levels),
-            "level_rank": self.level_rank, "dealer": self.dealer,
-            "bidding_start": self.bidding_start,
-            "hand": self._names(self.hand_list(seat)),
-            "bids": list(self.bids),
-            "trump": self.trump_name(),
-            "kitty": self._names(self.kitty) if self.kitty_public or dealer_view else None,
-            "buried": self._names(self.buried) if dealer_view else None,
-            "picks": self._names(self.picks) if seat == self.to_move else [],
-            "trick": {"leader": self._leader() if self.phase == "play" else None,
-                      "plays": [[s, self._names(c)] for s, c in self.trick]},
-            "tricks": list(self.tricks),
-            "points": self.points,
-            "history": list(self.history),
+            "players": 4, "phase": phase, "to_move": to_move, "move": self.moves, "deal": deal,
+            "levels": levels, "level_rank": level_rank, "dealer": dealer,
+            "bidding_start": bidding_start, "hand": self._names(self.hand_list(seat)),
+            "bids": list(self.bids), "trump": trump, "kitty": kitty, "buried": buried,
+            "picks": picks, "trick": self._trick_view(), "tricks": list(self.tricks),
+            "points": points, "history": list(self.history),
         }
+
+    def observation_mark(self, seat: int) -> tuple:
+        """What a runner keeps of ``observation(seat)`` as it is now, to be told later only
+        what changed since (``observation_delta``)."""
+        return self._marked(seat)
+
+    def observation_delta(self, seat: int, mark: tuple) -> tuple[dict, tuple]:
+        """``(delta, mark)``: ``seat``'s observation now as a delta (``arena.sandbox.deltas``)
+        from the one ``mark`` was taken of - ``patch(that, delta) == observation(seat)`` -
+        made without building the whole observation or reading the earlier one; and the
+        mark of this one. ``move``, ``hand`` and ``trick``, which change nearly every move,
+        are always set; the other members when they changed; and a log - ``bids``, ``tricks``,
+        ``history``, which the state only appends to or starts anew - is extended by the
+        records added since, or set whole when it was started anew."""
+        now = self._marked(seat)
+        changed = {"move": self.moves, "hand": self._names(self.hand_list(seat)),
+                   "trick": self._trick_view()}
+        if now[0] != mark[0]:  # one comparison when, as mostly, none of them changed
+            for name, value, before in zip(_MARKED, now[0], mark[0], strict=True):
+                if value != before:
+                    changed[name] = value
+        grown = {}
+        for name, (log, n), (before, m) in zip(_LOGS, now[1], mark[1], strict=True):
+            if log is before and n >= m:
+                if n > m:
+                    grown[name] = log[m:]
+            else:
+                changed[name] = list(log)
+        return ({"set": changed, "extend": grown} if grown else {"set": changed}), now
+
+    def _marked(self, seat: int) -> tuple:
+        """``seat``'s observation but its constant members, ``move``, ``hand`` and ``trick``: the
+        other members' values (named by ``_MARKED``), and each log (``_LOGS``) with its
+        length."""
+        dealer_view = seat == self.dealer and self.phase != "bid"
+        return ((self.phase, self.to_move, self.deal_number, list(self.levels),
+                 self.level_rank, self.dealer, self.bidding_start, self.trump_name(),
+                 self._names(self.kitty) if self.kitty_public or dealer_view else None,
+                 self._names(self.buried) if dealer_view else None,
+                 self._names(self.picks) if seat == self.to_move else [], self.points),
+                ((self.bids, len(self.bids)), (self.tricks, len(self.tricks)),
+                 (self.history, len(self.history))))
+
+    def _trick_view(self) -> dict:
+        return {"leader": self._leader() if self.phase == "play" else None,
+                "plays": [[s, self._names(c)] for s, c in self.trick]}
 
     def encode(self, seat: int, out, mask):
         """``seat``'s observation and legal actions as ``arena.envs.encoding``'s Tractor

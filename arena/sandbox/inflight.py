@@ -59,7 +59,8 @@ class Shared:
         self.worker = Worker(entry.spec, limits)
         self.protocol: int | None = None  # known from its first ``ready``
         self.deltas = False  # it asked for observation deltas (its first ``ready``)
-        self.sent: dict[int, dict] = {}  # the last observation sent, by match
+        #: by match, the last observation it was sent (or the state's mark of it)
+        self.sent: dict[int, object] = {}
         self.matches: set[int] = set()
         self.seen: set[int] = set()  # deal seeds it has had
         self.dead = False
@@ -81,15 +82,25 @@ class Shared:
                 else 1
             self.deltas = answer.get("deltas") is True
 
-    def request(self, key: int, observation: dict) -> tuple[str, dict]:
-        """The observation of match ``key`` as this process gets it: ``("observation",
-        whole)``, or ``("delta", delta)`` from the last one it was sent
-        (``arena.sandbox.deltas``)."""
+    def request(self, key: int, state, seat: int) -> tuple[str, dict]:
+        """The observation of match ``key`` (its ``state``) for ``seat``, whose moves this
+        process makes, as the process gets it: ``("observation", whole)``; or, when it
+        takes deltas and was sent one before, ``("delta", delta)`` (``arena.sandbox.
+        deltas``) - made by the state (``observation_delta``, from the mark kept of the
+        last one) where the game's states can, else the diff of the last one and this."""
         last = self.sent.get(key)
-        if self.deltas:
-            self.sent[key] = observation
-        if last is None:
+        made = getattr(state, "observation_delta", None)
+        if last is None or not self.deltas:
+            observation = state.observation(seat)
+            if self.deltas:
+                self.sent[key] = (observation if made is None
+                                  else state.observation_mark(seat))
             return "observation", observation
+        if made is not None:
+            delta, self.sent[key] = made(seat, last)
+            return "delta", delta
+        observation = state.observation(seat)
+        self.sent[key] = observation
         return "delta", deltas.diff(last, observation)
 
     def end(self, key: int, result) -> None:
@@ -115,6 +126,7 @@ class Live:
 
     fx: object
     steps: object
+    state: object  # the match's state, which ``steps`` plays on
     procs: list
     banks: list
     ask: tuple | None = None
@@ -219,9 +231,11 @@ def _play(game, variant: str, fixtures: list, entry, limits: Limits, secret: str
                 pool.append(proc)
             proc.seen.add(fx.seed)
             procs.append(proc)
-        steps = match_steps(game, variant, len(fx.seats), fx.seed, list(fx.seats),
-                            secret=secret)
-        live = active[fx.index] = Live(fx, steps, procs, [limits.bank_s] * len(fx.seats))
+        players = len(fx.seats)
+        state = game.new_state(game.check(variant, players), players, fx.seed)
+        steps = match_steps(game, variant, players, fx.seed, list(fx.seats), secret=secret,
+                            state=state, observe=False)  # requests read the state
+        live = active[fx.index] = Live(fx, steps, state, procs, [limits.bank_s] * players)
         advance(live, None)
 
     while queue or active:
@@ -267,7 +281,7 @@ def _round(proc: Shared, lives: list, limits: Limits, lost, abandon, advance) ->
         seat = ask[1]
         seats.append(seat)
         deadline += limits.move_s + live.banks[seat]
-        member, observation = proc.request(live.fx.index, ask[2])
+        member, observation = proc.request(live.fx.index, live.state, seat)
         requests.append({"match": live.fx.index, member: observation, "legal": ask[3]})
     if proc.protocol == 2:
         message = {"type": "act", "requests": requests}
@@ -354,6 +368,6 @@ def _alone(game, variant: str, fx, entry, limits: Limits, secret: str) -> dict:
     finally:
         for bot in bots:
             bot.close()
-    live = Live(fx, None, [], [], times={s: b.move_times for s, b in enumerate(bots)},
+    live = Live(fx, None, None, [], [], times={s: b.move_times for s, b in enumerate(bots)},
                 duration=_clock() - start)
     return _result(live, match)
