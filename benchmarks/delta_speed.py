@@ -1,7 +1,7 @@
 """How long the observation deltas take (``arena.sandbox.deltas``), in µs per asked move:
 the runner's ``diff`` of a seat's last observation and its new one, and the worker's
-``rebuild`` from the delta (``patch``, then ``fresh``), over one random match of each game that gets deltas
-(the best of five passes). Run on one core, compiled and plain:
+``rebuild`` from the delta (``patch``, then ``fresh``), over one random match of each game
+that gets deltas (the best of five passes). Run on one core, compiled and plain:
 
     taskset -c 0 python benchmarks/delta_speed.py
     ARENA_PURE=1 taskset -c 0 python benchmarks/delta_speed.py
