@@ -95,7 +95,7 @@ _NONE: dict[int, tuple[int, ...]] = {}
 _FACES = range(30)
 
 
-#: The observation's members a mark holds (``CherkiState._marked``), in order, and its logs.
+#: The observation's members a mark holds (``CherkiState._members``), and its logs.
 _MARKED = ("dealer", "phase", "to_move", "called", "calls", "locked", "drawn", "draws",
            "stock", "winner", "winning_hand")
 _LOGS = ("discards", "takes")
@@ -356,7 +356,7 @@ class CherkiState(Finished):
         runner's observation delta (``arena.sandbox.deltas``) finds an earlier
         observation's records in a later one by identity, not by comparing them."""
         (dealer, phase, to_move, called, calls, locked, drawn, draws, stock, winner,
-         winning_hand), _ = self._marked(seat)
+         winning_hand) = self._members(seat)
         return {
             "game": "cherki", "seat": seat, "players": 3, "dealer": dealer, "phase": phase,
             "to_move": to_move, "move": self.moves,
@@ -370,7 +370,7 @@ class CherkiState(Finished):
     def observation_mark(self, seat: int) -> tuple:
         """What a runner keeps of ``observation(seat)`` as it is now, to be told later only
         what changed since (``observation_delta``)."""
-        return self._marked(seat)
+        return self._members(seat), self._logs()
 
     def observation_delta(self, seat: int, mark: tuple) -> tuple[dict, tuple]:
         """``(delta, mark)``: ``seat``'s observation now as a delta (``arena.sandbox.deltas``)
@@ -380,7 +380,7 @@ class CherkiState(Finished):
         are always set; the other members when they changed; and the logs ``discards``
         and ``takes``, which the state only appends to, are extended by the records added
         since."""
-        now = self._marked(seat)
+        now = self._members(seat), self._logs()
         changed = {"move": self.moves,
                    "hand": [FACE_NAMES[f] for f in self.hand_list(seat)],
                    "pile": [FACE_NAMES[f] for f in self.pile]}
@@ -397,18 +397,20 @@ class CherkiState(Finished):
                 changed[name] = list(log)
         return ({"set": changed, "extend": grown} if grown else {"set": changed}), now
 
-    def _marked(self, seat: int) -> tuple:
-        """``seat``'s observation but its constant members, ``move``, ``hand`` and ``pile``: the
-        other members' values (named by ``_MARKED``), and each log (``_LOGS``) with its
-        length."""
-        return ((self.dealer, self.phase, self.to_move,
-                 [lock is not None for lock in self.locked], list(self.call_moves),
-                 KIND_NAMES[self.locked[seat]] if self.locked[seat] is not None else None,
-                 (FACE_NAMES[self.last_drawn] if self.phase == "discard"
-                  and self.to_move == seat else None),
-                 list(self.draws), len(self.stock), self.winner,
-                 [FACE_NAMES[f] for f in self.winning_hand] if self.winning_hand else None),
-                ((self.discards, len(self.discards)), (self.takes, len(self.takes))))
+    def _members(self, seat: int) -> tuple:
+        """The values of ``seat``'s observation's members that a mark holds (``_MARKED``):
+        all but its constant ones, ``move``, ``hand``, ``pile`` and the logs."""
+        return (self.dealer, self.phase, self.to_move,
+                [lock is not None for lock in self.locked], list(self.call_moves),
+                KIND_NAMES[self.locked[seat]] if self.locked[seat] is not None else None,
+                (FACE_NAMES[self.last_drawn] if self.phase == "discard"
+                 and self.to_move == seat else None),
+                list(self.draws), len(self.stock), self.winner,
+                [FACE_NAMES[f] for f in self.winning_hand] if self.winning_hand else None)
+
+    def _logs(self) -> tuple:
+        """Each log (``_LOGS``), with its length."""
+        return (self.discards, len(self.discards)), (self.takes, len(self.takes))
 
     def encode(self, seat: int, out, mask):
         """``seat``'s observation and legal actions as ``arena.envs.encoding``'s Cherki

@@ -113,7 +113,7 @@ class Order:
         return (self.suit[f], self.tier[f], f)
 
 
-#: The observation's members a mark holds (``TractorState._marked``), in order, and its logs.
+#: The observation's members a mark holds (``TractorState._members``), and its logs.
 _MARKED = ("phase", "to_move", "deal", "levels", "level_rank", "dealer",
            "bidding_start", "trump", "kitty", "buried", "picks", "points")
 _LOGS = ("bids", "tricks", "history")
@@ -607,7 +607,7 @@ class TractorState(Finished):
         and the runner's observation delta (``arena.sandbox.deltas``) finds an earlier
         observation's records in a later one by identity, not by comparing them."""
         (phase, to_move, deal, levels, level_rank, dealer, bidding_start, trump, kitty, buried,
-         picks, points), _ = self._marked(seat)
+         picks, points) = self._members(seat)
         return {
             "game": "tractor", "variant": self.variant, "seat": seat, "team": seat % 2,
             "players": 4, "phase": phase, "to_move": to_move, "move": self.moves, "deal": deal,
@@ -621,7 +621,7 @@ class TractorState(Finished):
     def observation_mark(self, seat: int) -> tuple:
         """What a runner keeps of ``observation(seat)`` as it is now, to be told later only
         what changed since (``observation_delta``)."""
-        return self._marked(seat)
+        return self._members(seat), self._logs()
 
     def observation_delta(self, seat: int, mark: tuple) -> tuple[dict, tuple]:
         """``(delta, mark)``: ``seat``'s observation now as a delta (``arena.sandbox.deltas``)
@@ -631,7 +631,7 @@ class TractorState(Finished):
         are always set; the other members when they changed; and a log - ``bids``, ``tricks``,
         ``history``, which the state only appends to or starts anew - is extended by the
         records added since, or set whole when it was started anew."""
-        now = self._marked(seat)
+        now = self._members(seat), self._logs()
         changed = {"move": self.moves, "hand": self._names(self.hand_list(seat)),
                    "trick": self._trick_view()}
         if now[0] != mark[0]:  # one comparison when, as mostly, none of them changed
@@ -647,18 +647,20 @@ class TractorState(Finished):
                 changed[name] = list(log)
         return ({"set": changed, "extend": grown} if grown else {"set": changed}), now
 
-    def _marked(self, seat: int) -> tuple:
-        """``seat``'s observation but its constant members, ``move``, ``hand`` and ``trick``: the
-        other members' values (named by ``_MARKED``), and each log (``_LOGS``) with its
-        length."""
+    def _members(self, seat: int) -> tuple:
+        """The values of ``seat``'s observation's members that a mark holds (``_MARKED``):
+        all but its constant ones, ``move``, ``hand``, ``trick`` and the logs."""
         dealer_view = seat == self.dealer and self.phase != "bid"
-        return ((self.phase, self.to_move, self.deal_number, list(self.levels),
-                 self.level_rank, self.dealer, self.bidding_start, self.trump_name(),
-                 self._names(self.kitty) if self.kitty_public or dealer_view else None,
-                 self._names(self.buried) if dealer_view else None,
-                 self._names(self.picks) if seat == self.to_move else [], self.points),
-                ((self.bids, len(self.bids)), (self.tricks, len(self.tricks)),
-                 (self.history, len(self.history))))
+        return (self.phase, self.to_move, self.deal_number, list(self.levels), self.level_rank,
+                self.dealer, self.bidding_start, self.trump_name(),
+                self._names(self.kitty) if self.kitty_public or dealer_view else None,
+                self._names(self.buried) if dealer_view else None,
+                self._names(self.picks) if seat == self.to_move else [], self.points)
+
+    def _logs(self) -> tuple:
+        """Each log (``_LOGS``), with its length."""
+        return ((self.bids, len(self.bids)), (self.tricks, len(self.tricks)),
+                (self.history, len(self.history)))
 
     def _trick_view(self) -> dict:
         return {"leader": self._leader() if self.phase == "play" else None,

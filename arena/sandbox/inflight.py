@@ -258,7 +258,7 @@ def _play(game, variant: str, fixtures: list, entry, limits: Limits, secret: str
     return [results[k] for k in sorted(results)]
 
 
-def _next(waiting: dict, rounds: int) -> int:
+def _next(waiting: dict, rounds: int) -> Shared:
     """The process to serve next: the one with the most matches waiting on it, so that a
     process's batch grows while others are served (the matches their answers move on to
     it join it) and the round trips are few; but the one that has waited longest once it
