@@ -1,7 +1,7 @@
 """Builds the optional compiled modules: the engines arena/games/vandtia.py, tractor.py and
 cherki.py, and the observation deltas arena/sandbox/deltas.py, compiled by Cython as the
 extensions ``arena.games._vandtia``, ``_tractor``, ``_cherki`` and ``arena.sandbox._deltas``
-(an engine's types in the .pxd beside it). Where they cannot be built (no C compiler,
+(each module's types in the .pxd beside it). Where they cannot be built (no C compiler,
 ``ARENA_PURE=1``) the install goes on without them and the same modules run as plain
 Python; a module uses its extension only when it was built from its very source
 (``arena.games.compiled_build``)."""
