@@ -68,6 +68,29 @@ COMPILED = ("arena.games.vandtia", "arena.games.tractor", "arena.games.cherki",
             "arena.sandbox.deltas")
 
 
+def marked_delta(always: dict, names: tuple, members: tuple, logs_names: tuple, logs: tuple,
+                 mark: tuple) -> tuple[dict, tuple]:
+    """What Cherki's and Tractor's ``observation_delta`` share: ``(delta, mark)`` from the
+    members that are always set (``always``, a new dict: it becomes the delta's ``set``),
+    the values of the members a mark holds now (``members``, named by ``names``), and the
+    logs - lists the state only appends to, or starts anew - each with its length
+    (``logs``, named by ``logs_names``); ``mark``: the same two, as they were at the last
+    observation. A member is set when it changed; a log is extended by what was added
+    since, or set whole when it was started anew."""
+    if members != mark[0]:  # one comparison when, as mostly, none of them changed
+        for name, value, before in zip(names, members, mark[0], strict=True):
+            if value != before:
+                always[name] = value
+    grown = {}
+    for name, (log, n), (before, m) in zip(logs_names, logs, mark[1], strict=True):
+        if log is before and n >= m:
+            if n > m:
+                grown[name] = log[m:]
+        else:
+            always[name] = list(log)
+    return ({"set": always, "extend": grown} if grown else {"set": always}), (members, logs)
+
+
 @dataclass(frozen=True)
 class Result:
     """How a match ended. ``ranks`` are competition-style places per seat (ties allowed)."""

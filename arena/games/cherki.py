@@ -41,7 +41,7 @@ import random
 from .. import cards as C
 from ..errors import GameError, IllegalAction
 from ..hookspecs import hookimpl
-from . import Finished, Game, Result, check_keys, take_compiled
+from . import Finished, Game, Result, check_keys, marked_delta, take_compiled
 
 SUITS = "CSM"
 FACE_NAMES = [f"{n}{s}" for s in SUITS for n in range(1, 10)] + ["WF", "RF", "OT"]
@@ -380,22 +380,9 @@ class CherkiState(Finished):
         are always set; the other members when they changed; and the logs ``discards``
         and ``takes``, which the state only appends to, are extended by the records added
         since."""
-        now = self._members(seat), self._logs()
-        changed = {"move": self.moves,
-                   "hand": [FACE_NAMES[f] for f in self.hand_list(seat)],
-                   "pile": [FACE_NAMES[f] for f in self.pile]}
-        if now[0] != mark[0]:  # one comparison when, as mostly, none of them changed
-            for name, value, before in zip(_MARKED, now[0], mark[0], strict=True):
-                if value != before:
-                    changed[name] = value
-        grown = {}
-        for name, (log, n), (before, m) in zip(_LOGS, now[1], mark[1], strict=True):
-            if log is before and n >= m:
-                if n > m:
-                    grown[name] = log[m:]
-            else:
-                changed[name] = list(log)
-        return ({"set": changed, "extend": grown} if grown else {"set": changed}), now
+        always = {"move": self.moves, "hand": [FACE_NAMES[f] for f in self.hand_list(seat)],
+                  "pile": [FACE_NAMES[f] for f in self.pile]}
+        return marked_delta(always, _MARKED, self._members(seat), _LOGS, self._logs(), mark)
 
     def _members(self, seat: int) -> tuple:
         """The values of ``seat``'s observation's members that a mark holds (``_MARKED``):

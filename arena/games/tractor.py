@@ -46,7 +46,7 @@ from itertools import product
 from .. import cards as C
 from ..errors import GameError, IllegalAction
 from ..hookspecs import hookimpl
-from . import Finished, Game, Result, check_keys, competition_ranks, take_compiled
+from . import Finished, Game, Result, check_keys, competition_ranks, marked_delta, take_compiled
 
 SJ, BJ = 52, 53
 TRUMP = 4  # the effective suit of every trump
@@ -631,21 +631,9 @@ class TractorState(Finished):
         are always set; the other members when they changed; and a log - ``bids``, ``tricks``,
         ``history``, which the state only appends to or starts anew - is extended by the
         records added since, or set whole when it was started anew."""
-        now = self._members(seat), self._logs()
-        changed = {"move": self.moves, "hand": self._names(self.hand_list(seat)),
-                   "trick": self._trick_view()}
-        if now[0] != mark[0]:  # one comparison when, as mostly, none of them changed
-            for name, value, before in zip(_MARKED, now[0], mark[0], strict=True):
-                if value != before:
-                    changed[name] = value
-        grown = {}
-        for name, (log, n), (before, m) in zip(_LOGS, now[1], mark[1], strict=True):
-            if log is before and n >= m:
-                if n > m:
-                    grown[name] = log[m:]
-            else:
-                changed[name] = list(log)
-        return ({"set": changed, "extend": grown} if grown else {"set": changed}), now
+        always = {"move": self.moves, "hand": self._names(self.hand_list(seat)),
+                  "trick": self._trick_view()}
+        return marked_delta(always, _MARKED, self._members(seat), _LOGS, self._logs(), mark)
 
     def _members(self, seat: int) -> tuple:
         """The values of ``seat``'s observation's members that a mark holds (``_MARKED``):
