@@ -2,6 +2,7 @@
 
 import json
 import re
+import reprlib
 
 
 class ArenaError(Exception):
@@ -67,11 +68,27 @@ _JSON_TYPES = {str: "string", int: "number", float: "number", bool: "boolean",
                type(None): "null", list: "list", dict: "object"}
 
 
+def shown(value, limit: int = 80) -> str:
+    """``value`` - anything a bot answered - as JSON, cut to ``limit`` characters. It never
+    raises: a line of JSON may nest a thousand levels, past what ``json`` and ``repr`` go
+    down (a RecursionError in the runner), and is then shown as ``reprlib`` shortens it."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=repr)
+    except (RecursionError, TypeError, ValueError):
+        text = reprlib.repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def said(value, limit: int = 300) -> str:
+    """A bot's own words (the ``error`` of its answer): a string as it is, anything else as
+    ``shown`` writes it; cut to ``limit`` characters."""
+    return value[:limit] if isinstance(value, str) else shown(value, limit)
+
+
 def illegal_reason(action, legal) -> str:
     """The stored reason for an answer not in the legal list, written as JSON so that the
     integer 0 and the string "0" read differently, and naming a wrong type."""
-    text = json.dumps(action, ensure_ascii=False, default=repr)
-    text = text if len(text) <= 200 else text[:200] + "..."
+    text = shown(action, 200)
     kind = _JSON_TYPES.get(type(action), type(action).__name__)
     expected = {_JSON_TYPES.get(type(a), type(a).__name__) for a in legal}
     if legal and kind not in expected:

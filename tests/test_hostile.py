@@ -184,6 +184,37 @@ def test_an_executable_bot_is_refused_the_same_kernel_channels(tmp_path):
         assert f"refused: {name}" in log, log
 
 
+#: An executable answering its first ``act`` with JSON nested 1,020 levels deep (orjson reads
+#: up to 1,024; ``json`` and ``repr`` give up near 1,000): as its action, as its error, or in
+#: an answer of the wrong type.
+DEEP = r"""
+import json, sys
+deep = "[" * 1020 + "]" * 1020
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "start":
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif msg["type"] == "act":
+        print({"action": '{"type":"action","action":%s}',
+               "error": '{"type":"error","error":%s}',
+               "type": '{"type":"nonsense","what":%s}'}[sys.argv[1]] % deep, flush=True)
+"""
+
+
+@pytest.mark.parametrize("where, fault", [("action", "illegal action: [[[[[[[...]]]]]]]"),
+                                          ("error", "[[[[[[[...]]]]]]]"),
+                                          ("type", "protocol error: expected 'action'")])
+def test_an_answer_nesting_1020_levels_costs_the_bot_its_match_not_the_runner(tmp_path, where,
+                                                                               fault):
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    (folder / "deep.prog").write_text(DEEP)
+    (folder / "deep.toml").write_text(f'name = "deep"\ngames = ["vandtia"]\n'
+                                      f'command = ["{sys.executable}", "deep.prog", "{where}"]\n')
+    faults, _ = against_random(folder, "deep")
+    assert faults[1] is None and faults[0].startswith(fault), faults
+
+
 # -- manifests name no paths ---------------------------------------------------------------------
 
 SLASH = '''

@@ -122,8 +122,9 @@ def test_a_crash_in_one_of_16_interleaved_matches_forfeits_that_match_alone(tmp_
     assert len(at_one) < 48
 
 
-#: An executable speaking protocol 2 that names the matches of its first act of several
-#: requests by lists (which no dict can be keyed by): a protocol error, whichever the match.
+#: An executable speaking protocol 2 that garbles its first answer to an act of several
+#: requests: it names the matches by lists (which no dict can be keyed by), or answers
+#: JSON nested 1,020 levels deep in place of one (``sys.argv[1]``) - a protocol error.
 GARBLED = r"""
 import json, random, sys
 rngs, garbled = {}, False  # a random policy per match, from its seed
@@ -136,10 +137,12 @@ for line in sys.stdin:
     elif m["type"] == "act" and "requests" in m:
         odd = len(m["requests"]) > 1 and not garbled
         garbled = garbled or odd
-        print(json.dumps({"type": "actions", "actions": [
-            {"match": [r["match"]] if odd else r["match"],
-             "action": rngs[r["match"]].choice(r["legal"])} for r in m["requests"]]}),
-              flush=True)
+        answers = [{"match": [r["match"]] if odd else r["match"],
+                    "action": rngs[r["match"]].choice(r["legal"])} for r in m["requests"]]
+        text = json.dumps({"type": "actions", "actions": answers})
+        if odd and sys.argv[1] == "deep":
+            text = text.replace("[{", "[" + "[" * 1020 + "]" * 1020 + ",{", 1)
+        print(text, flush=True)
     elif m["type"] == "act":
         print(json.dumps({"type": "action", "action": rngs[None].choice(m["legal"])}),
               flush=True)
@@ -147,7 +150,8 @@ for line in sys.stdin:
 
 
 @pytest.mark.slow
-def test_answers_naming_matches_by_lists_cost_their_process_not_the_runner(tmp_path):
+@pytest.mark.parametrize("how", ["lists", "deep"])
+def test_garbled_answers_cost_their_process_not_the_runner(tmp_path, how):
     """A shared process's broken answer is its own fault: it is killed and its matches
     played again at K = 1 (where it serves one match per act and answers well) - the
     season's results are those of K = 1."""
@@ -156,7 +160,7 @@ def test_answers_naming_matches_by_lists_cost_their_process_not_the_runner(tmp_p
     (folder / "garbled.prog").write_text(GARBLED)
     (folder / "garbled.toml").write_text(
         f'name = "garbled"\ngames = ["vandtia"]\n'
-        f'command = ["{sys.executable}", "garbled.prog"]\n')
+        f'command = ["{sys.executable}", "garbled.prog", "{how}"]\n')
     one = season(tmp_path, folder, "vandtia", "cardems", 2, ("garbled", "random"), 6, 1)
     many = season(tmp_path, folder, "vandtia", "cardems", 2, ("garbled", "random"), 6, 16)
     assert one == many

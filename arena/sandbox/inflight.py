@@ -36,11 +36,10 @@ as under K = 1.
 from __future__ import annotations
 
 import gc
-import json
 import time
 from dataclasses import dataclass, field
 
-from ..errors import BotFault
+from ..errors import BotFault, said, shown
 from ..referee import Failed, match_steps, play_match
 from . import GC_THRESHOLD, deltas
 from .bot import make_bot
@@ -342,12 +341,12 @@ def _actions(proc: Shared, answer: dict, lives: list) -> dict:
     for item in items:
         if type(item) is dict and type(item.get("match")) is int:
             if "error" in item:
-                out[item["match"]] = BotFault(str(item["error"])[:300], proc.worker.log_tail())
+                out[item["match"]] = BotFault(said(item["error"]), proc.worker.log_tail())
                 continue
             if "action" in item:
                 out[item["match"]] = item["action"]
                 continue
-        raise proc.worker.fault(f"protocol error: an answer {json.dumps(item)[:80]!r}")
+        raise proc.worker.fault(f"protocol error: an answer {shown(item)!r}")
     if len(out) != len(lives) or any(live.fx.index not in out for live in lives):
         raise proc.worker.fault("protocol error: the answers are not the matches asked")
     return out

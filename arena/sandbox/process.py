@@ -28,7 +28,7 @@ from pathlib import Path
 
 import orjson
 
-from ..errors import BotFault
+from ..errors import BotFault, said, shown
 from . import deltas
 
 PROTOCOL = 1
@@ -277,9 +277,9 @@ class Worker:
         kind = answer.get("type")
         if kind != expect:
             if kind == "error":
-                raise self.fault(str(answer.get("error"))[:300])
+                raise self.fault(said(answer.get("error")))
             raise self.fault(f"protocol error: expected {expect!r}, got "
-                             f"{_dumps(answer)[:80].decode(errors='replace')!r}")
+                             f"{shown(answer)!r}")
         return answer
 
     # -- ending --------------------------------------------------------------------------
