@@ -15,6 +15,7 @@ from conftest import chromium, position, seat
 from test_serve import Server
 
 from arena import db
+from arena.errors import ArenaError
 from arena.games.cherki import FACE_NAMES
 from arena.games.cherki import GAME as CHERKI
 from arena.games.tractor import GAME as TRACTOR
@@ -237,6 +238,24 @@ def test_a_reviewer_whose_values_do_not_fit_is_refused(season, tmp_path):
                check=False)
     assert done.returncode == 2 and "do not fit" in done.stderr
     assert not db.stored_reviews(db.connect(f"sqlite:///{season}"), 1, "muddled")
+
+
+@pytest.mark.parametrize("where", ["value", "action"])
+def test_values_nesting_a_thousand_levels_do_not_fit_either(where):
+    """What a reviewer answered is checked and shown without going down it: JSON nested
+    1,020 levels deep (as a worker's answer may be) is refused as values that do not fit,
+    not a RecursionError."""
+    deep = _deep(1020)
+    item = {"action": "draw", "value": 0.5, where: deep}
+    with pytest.raises(ArenaError, match="do not fit"):
+        review.checked_values([item], ["draw"], "deep")
+
+
+def _deep(levels: int) -> list:
+    out: list = []
+    for _ in range(levels - 1):
+        out = [out]
+    return out
 
 
 @pytest.mark.parametrize("game, variant, players", [

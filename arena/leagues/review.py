@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from .. import db
 from ..cards import keyed_seed
-from ..errors import ArenaError, BotFault
+from ..errors import ArenaError, BotFault, shown
 
 #: The classes of a decision, from no loss to the worst.
 CLASSES = ("best", "good", "inaccuracy", "mistake", "blunder")
@@ -128,11 +128,15 @@ def checked_values(answer, legal: list, reviewer: str) -> list[dict]:
         halves = item.get("halves", [])
         if not isinstance(halves, list) or len(halves) not in (0, 2) or not all(
                 _number(x) for x in (value, se, *halves)) or se < 0:
-            raise bad(f"value {value!r}, se {se!r} and halves {halves!r} for "
-                      f"{item['action']!r}")
-        by_action[_key(item["action"])] = {"action": item["action"], "value": float(value),
-                                            "se": float(se)} | (
-            {"halves": [float(x) for x in halves]} if halves else {})
+            raise bad(f"value {shown(value)}, se {shown(se)} and halves {shown(halves)} for "
+                      f"{shown(item['action'])}")
+        try:
+            key = _key(item["action"])
+        except (RecursionError, TypeError, ValueError):  # nested past what JSON writes
+            raise bad(f"an action {shown(item['action'])}") from None
+        by_action[key] = {"action": item["action"], "value": float(value),
+                          "se": float(se)} | ({"halves": [float(x) for x in halves]}
+                                              if halves else {})
     if len(by_action) != len(legal) or any(_key(a) not in by_action for a in legal):
         raise bad("its actions are not the legal ones")
     return [by_action[_key(a)] for a in legal]
