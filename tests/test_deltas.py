@@ -61,9 +61,9 @@ ENGINE_DELTAS = [("cherki", "standard", 3, 3), ("tractor", "deal", 4, 12),
 def test_an_engines_own_delta_rebuilds_every_observation(game, variant, players, matches):
     """Cherki's and Tractor's states make a seat's delta themselves
     (``observation_delta``, from a mark of the last observation): sent as JSON and
-    patched onto the rebuilt one, it gives the whole observation at every step of random
-    matches, asked at every move or at random ones (so a log grows by many records, or
-    starts anew, between two)."""
+    patched onto the rebuilt one, it gives the whole observation each time a seat is asked,
+    at random moves of random matches (so a log may grow by many records, or start anew,
+    between two)."""
     g = REGISTRY.game(game)
     rng = random.Random(5)
     checked = grown = restarted = 0
