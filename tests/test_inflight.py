@@ -260,7 +260,7 @@ def test_the_process_with_most_matches_waiting_is_served_first_but_none_waits_fo
     process that has waited longest once it has waited two rounds for each one waiting."""
     from arena.sandbox.inflight import _next
 
-    waiting = {1: ("a", ["m"], 10), 2: ("b", ["m", "m", "m"], 11), 3: ("c", ["m", "m"], 12)}
+    waiting = {1: (["m"], 10), 2: (["m", "m", "m"], 11), 3: (["m", "m"], 12)}
     assert _next(waiting, 12) == 2
     assert _next(waiting, 15) == 2
     assert _next(waiting, 16) == 1  # waited 6 rounds with 3 processes waiting
@@ -268,12 +268,12 @@ def test_the_process_with_most_matches_waiting_is_served_first_but_none_waits_fo
     # (two, and then those overdue before it)
     waiting, served, rounds = {}, {}, 0
     for key in range(5):
-        waiting[key] = (key, ["m"] * (key + 1), 0)
+        waiting[key] = (["m"] * (key + 1), 0)
     while rounds < 200:
         key = _next(waiting, rounds)
-        _, lives, since = waiting.pop(key)
+        lives, since = waiting.pop(key)
         assert rounds - since <= 3 * (len(waiting) + 1)
         served[key] = served.get(key, 0) + 1
         rounds += 1
-        waiting[key] = (key, lives, rounds)  # its matches come back to it at once
+        waiting[key] = (lives, rounds)  # its matches come back to it at once
     assert set(served) == set(range(5))

@@ -153,9 +153,9 @@ def _play(game, variant: str, fixtures: list, entry, limits: Limits, secret: str
     active: dict[int, Live] = {}
     results: dict[int, dict] = {}
     again: list = []  # fixtures to play again at K = 1
-    #: the processes with matches waiting on them (oldest first), each with its matches and
-    #: the round it began to wait in (``_next``)
-    waiting: dict[Shared, tuple[Shared, list[Live], int]] = {}
+    #: the processes with matches waiting on them (oldest first): their matches and the
+    #: round each began to wait in (``_next``)
+    waiting: dict[Shared, tuple[list[Live], int]] = {}
     rounds = 0
 
     def lost(proc: Shared, fault: BotFault, key: int | None) -> BotFault | None:
@@ -192,9 +192,9 @@ def _play(game, variant: str, fixtures: list, entry, limits: Limits, secret: str
                     live.ask = ask
                     wait = waiting.get(proc)
                     if wait is None:
-                        waiting[proc] = (proc, [live], rounds)
+                        waiting[proc] = ([live], rounds)
                     else:
-                        wait[1].append(live)
+                        wait[0].append(live)
                     break
                 if kind == "start":
                     try:
@@ -244,7 +244,8 @@ def _play(game, variant: str, fixtures: list, entry, limits: Limits, secret: str
             if active:
                 raise RuntimeError("matches in flight that wait on no process")
             continue
-        proc, lives, _ = waiting.pop(_next(waiting, rounds))
+        proc = _next(waiting, rounds)
+        lives, _ = waiting.pop(proc)
         rounds += 1
         lives = [lv for lv in lives if lv.fx.index in active]  # (not those abandoned)
         if proc.dead:
@@ -263,9 +264,9 @@ def _next(waiting: dict, rounds: int) -> Shared:
     it join it) and the round trips are few; but the one that has waited longest once it
     has waited two rounds for each process waiting, so that none waits for ever."""
     first = next(iter(waiting))
-    if rounds - waiting[first][2] >= 2 * len(waiting):
+    if rounds - waiting[first][1] >= 2 * len(waiting):
         return first
-    return max(waiting, key=lambda k: len(waiting[k][1]))
+    return max(waiting, key=lambda k: len(waiting[k][0]))
 
 
 def _round(proc: Shared, lives: list, limits: Limits, lost, abandon, advance) -> None:
