@@ -68,27 +68,46 @@ COMPILED = ("arena.games.vandtia", "arena.games.tractor", "arena.games.cherki",
             "arena.sandbox.deltas")
 
 
-def marked_delta(always: dict, names: tuple, members: tuple, logs_names: tuple, logs: tuple,
-                 mark: tuple) -> tuple[dict, tuple]:
-    """What Cherki's and Tractor's ``observation_delta`` share: ``(delta, mark)`` from the
-    members that are always set (``always``, a new dict: it becomes the delta's ``set``),
-    the values of the members a mark holds now (``members``, named by ``names``), and the
-    logs - lists the state only appends to, or starts anew - each with its length
-    (``logs``, named by ``logs_names``); ``mark``: the same two, as they were at the last
-    observation. A member is set when it changed; a log is extended by what was added
-    since, or set whole when it was started anew."""
-    if members != mark[0]:  # one comparison when, as mostly, none of them changed
-        for name, value, before in zip(names, members, mark[0], strict=True):
-            if value != before:
-                always[name] = value
-    grown = {}
-    for name, (log, n), (before, m) in zip(logs_names, logs, mark[1], strict=True):
-        if log is before and n >= m:
-            if n > m:
-                grown[name] = log[m:]
-        else:
-            always[name] = list(log)
-    return ({"set": always, "extend": grown} if grown else {"set": always}), (members, logs)
+class MarkedDeltas:
+    """A state that makes a seat's observation delta itself (the game API's
+    ``observation_mark`` and ``observation_delta``: Cherki's and Tractor's). It names in
+    ``MARKED`` the observation's members a mark holds - ``_members(seat)`` gives their
+    values, in that order - and in ``LOGS`` its logs: lists the state only appends to or
+    starts anew, which ``_logs()`` gives, each with its length, in that order;
+    ``_always(seat)`` gives the members that change nearly every move, set in every delta.
+    The observation's other members never change. (The three are the engine's own, compiled
+    with it.)"""
+
+    MARKED: tuple[str, ...] = ()
+    LOGS: tuple[str, ...] = ()
+
+    def observation_mark(self, seat: int) -> tuple:
+        """What a runner keeps of ``observation(seat)`` as it is now, to be told later only
+        what changed since (``observation_delta``)."""
+        return self._members(seat), self._logs()
+
+    def observation_delta(self, seat: int, mark: tuple) -> tuple[dict, tuple]:
+        """``(delta, mark)``: ``seat``'s observation now as a delta (``arena.sandbox.deltas``)
+        from the one ``mark`` was taken of - ``patch(that, delta) == observation(seat)`` -
+        made without building the whole observation or reading the earlier one; and the
+        mark of this one. The members ``_always`` gives are set; the others when they
+        changed; a log is extended by the records added since, or set whole when it was
+        started anew."""
+        changed = self._always(seat)
+        members, logs = self._members(seat), self._logs()
+        if members != mark[0]:  # one comparison when, as mostly, none of them changed
+            for name, value, before in zip(self.MARKED, members, mark[0], strict=True):
+                if value != before:
+                    changed[name] = value
+        grown = {}
+        for name, (log, n), (before, m) in zip(self.LOGS, logs, mark[1], strict=True):
+            if log is before and n >= m:
+                if n > m:
+                    grown[name] = log[m:]
+            else:
+                changed[name] = list(log)
+        return ({"set": changed, "extend": grown} if grown else {"set": changed}), (members,
+                                                                                    logs)
 
 
 @dataclass(frozen=True)

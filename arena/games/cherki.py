@@ -41,7 +41,7 @@ import random
 from .. import cards as C
 from ..errors import GameError, IllegalAction
 from ..hookspecs import hookimpl
-from . import Finished, Game, Result, check_keys, marked_delta, take_compiled
+from . import Finished, Game, MarkedDeltas, Result, check_keys, take_compiled
 
 SUITS = "CSM"
 FACE_NAMES = [f"{n}{s}" for s in SUITS for n in range(1, 10)] + ["WF", "RF", "OT"]
@@ -95,14 +95,13 @@ _NONE: dict[int, tuple[int, ...]] = {}
 _FACES = range(30)
 
 
-#: The observation's members a mark holds (``CherkiState._members``), and its logs.
-_MARKED = ("dealer", "phase", "to_move", "called", "calls", "locked", "drawn", "draws",
-           "stock", "winner", "winning_hand")
-_LOGS = ("discards", "takes")
-
-
-class CherkiState(Finished):
+class CherkiState(MarkedDeltas, Finished):
     """One deal of Cherki. Build it with :class:`Cherki`."""
+
+    #: the observation's members a mark holds (``_members``), and its logs (``MarkedDeltas``)
+    MARKED = ("dealer", "phase", "to_move", "called", "calls", "locked", "drawn", "draws",
+              "stock", "winner", "winning_hand")
+    LOGS = ("discards", "takes")
 
     def __init__(self, hands: list[list[int]], stock: list[int], dealer: int,
                  record: bool = False):
@@ -367,26 +366,19 @@ class CherkiState(Finished):
             "winner": winner, "winning_hand": winning_hand,
         }
 
-    def observation_mark(self, seat: int) -> tuple:
-        """What a runner keeps of ``observation(seat)`` as it is now, to be told later only
-        what changed since (``observation_delta``)."""
-        return self._members(seat), self._logs()
+    def _always(self, seat: int) -> dict:
+        """The members of ``seat``'s observation that change nearly every move, set in
+        every delta (``MarkedDeltas``)."""
+        return {"move": self.moves, "hand": [FACE_NAMES[f] for f in self.hand_list(seat)],
+                "pile": [FACE_NAMES[f] for f in self.pile]}
 
-    def observation_delta(self, seat: int, mark: tuple) -> tuple[dict, tuple]:
-        """``(delta, mark)``: ``seat``'s observation now as a delta (``arena.sandbox.deltas``)
-        from the one ``mark`` was taken of - ``patch(that, delta) == observation(seat)`` -
-        made without building the whole observation or reading the earlier one; and the
-        mark of this one. ``move``, ``hand`` and ``pile``, which change nearly every move,
-        are always set; the other members when they changed; and the logs ``discards``
-        and ``takes``, which the state only appends to, are extended by the records added
-        since."""
-        always = {"move": self.moves, "hand": [FACE_NAMES[f] for f in self.hand_list(seat)],
-                  "pile": [FACE_NAMES[f] for f in self.pile]}
-        return marked_delta(always, _MARKED, self._members(seat), _LOGS, self._logs(), mark)
+    def _logs(self) -> tuple:
+        """Each log (``LOGS``), with its length."""
+        return (self.discards, len(self.discards)), (self.takes, len(self.takes))
 
     def _members(self, seat: int) -> tuple:
-        """The values of ``seat``'s observation's members that a mark holds (``_MARKED``):
-        all but its constant ones, ``move``, ``hand``, ``pile`` and the logs."""
+        """The values of ``seat``'s observation's members that a mark holds (``MARKED``):
+        all but its constant ones, ``_always``'s and the logs."""
         return (self.dealer, self.phase, self.to_move,
                 [lock is not None for lock in self.locked], list(self.call_moves),
                 KIND_NAMES[self.locked[seat]] if self.locked[seat] is not None else None,
@@ -394,10 +386,6 @@ class CherkiState(Finished):
                  and self.to_move == seat else None),
                 list(self.draws), len(self.stock), self.winner,
                 [FACE_NAMES[f] for f in self.winning_hand] if self.winning_hand else None)
-
-    def _logs(self) -> tuple:
-        """Each log (``_LOGS``), with its length."""
-        return (self.discards, len(self.discards)), (self.takes, len(self.takes))
 
     def encode(self, seat: int, out, mask):
         """``seat``'s observation and legal actions as ``arena.envs.encoding``'s Cherki

@@ -46,7 +46,7 @@ from itertools import product
 from .. import cards as C
 from ..errors import GameError, IllegalAction
 from ..hookspecs import hookimpl
-from . import Finished, Game, Result, check_keys, competition_ranks, marked_delta, take_compiled
+from . import Finished, Game, MarkedDeltas, Result, check_keys, competition_ranks, take_compiled
 
 SJ, BJ = 52, 53
 TRUMP = 4  # the effective suit of every trump
@@ -113,14 +113,13 @@ class Order:
         return (self.suit[f], self.tier[f], f)
 
 
-#: The observation's members a mark holds (``TractorState._members``), and its logs.
-_MARKED = ("phase", "to_move", "deal", "levels", "level_rank", "dealer",
-           "bidding_start", "trump", "kitty", "buried", "picks", "points")
-_LOGS = ("bids", "tricks", "history")
-
-
-class TractorState(Finished):
+class TractorState(MarkedDeltas, Finished):
     """A Tractor match (or one deal). Build it with :class:`Tractor`."""
+
+    #: the observation's members a mark holds (``_members``), and its logs (``MarkedDeltas``)
+    MARKED = ("phase", "to_move", "deal", "levels", "level_rank", "dealer", "bidding_start",
+              "trump", "kitty", "buried", "picks", "points")
+    LOGS = ("bids", "tricks", "history")
 
     def __init__(self, variant: str, seed: int, record: bool = False):
         self.variant = variant
@@ -618,37 +617,26 @@ class TractorState(Finished):
             "points": points, "history": list(self.history),
         }
 
-    def observation_mark(self, seat: int) -> tuple:
-        """What a runner keeps of ``observation(seat)`` as it is now, to be told later only
-        what changed since (``observation_delta``)."""
-        return self._members(seat), self._logs()
+    def _always(self, seat: int) -> dict:
+        """The members of ``seat``'s observation that change nearly every move, set in
+        every delta (``MarkedDeltas``)."""
+        return {"move": self.moves, "hand": self._names(self.hand_list(seat)),
+                "trick": self._trick_view()}
 
-    def observation_delta(self, seat: int, mark: tuple) -> tuple[dict, tuple]:
-        """``(delta, mark)``: ``seat``'s observation now as a delta (``arena.sandbox.deltas``)
-        from the one ``mark`` was taken of - ``patch(that, delta) == observation(seat)`` -
-        made without building the whole observation or reading the earlier one; and the
-        mark of this one. ``move``, ``hand`` and ``trick``, which change nearly every move,
-        are always set; the other members when they changed; and a log - ``bids``, ``tricks``,
-        ``history``, which the state only appends to or starts anew - is extended by the
-        records added since, or set whole when it was started anew."""
-        always = {"move": self.moves, "hand": self._names(self.hand_list(seat)),
-                  "trick": self._trick_view()}
-        return marked_delta(always, _MARKED, self._members(seat), _LOGS, self._logs(), mark)
+    def _logs(self) -> tuple:
+        """Each log (``LOGS``), with its length."""
+        return ((self.bids, len(self.bids)), (self.tricks, len(self.tricks)),
+                (self.history, len(self.history)))
 
     def _members(self, seat: int) -> tuple:
-        """The values of ``seat``'s observation's members that a mark holds (``_MARKED``):
-        all but its constant ones, ``move``, ``hand``, ``trick`` and the logs."""
+        """The values of ``seat``'s observation's members that a mark holds (``MARKED``):
+        all but its constant ones, ``_always``'s and the logs."""
         dealer_view = seat == self.dealer and self.phase != "bid"
         return (self.phase, self.to_move, self.deal_number, list(self.levels), self.level_rank,
                 self.dealer, self.bidding_start, self.trump_name(),
                 self._names(self.kitty) if self.kitty_public or dealer_view else None,
                 self._names(self.buried) if dealer_view else None,
                 self._names(self.picks) if seat == self.to_move else [], self.points)
-
-    def _logs(self) -> tuple:
-        """Each log (``_LOGS``), with its length."""
-        return ((self.bids, len(self.bids)), (self.tricks, len(self.tricks)),
-                (self.history, len(self.history)))
 
     def _trick_view(self) -> dict:
         return {"leader": self._leader() if self.phase == "play" else None,

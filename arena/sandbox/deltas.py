@@ -101,5 +101,5 @@ _GONE = object()
 
 
 #: "compiled (Cython)" where the compiled build runs (``arena.games.take_compiled``): the
-#: runner's diff and the worker's patch and copy take about half the time
+#: runner's diff and the worker's rebuild take about half the time
 BUILD = take_compiled(globals())
