@@ -1,6 +1,7 @@
 """Builds the optional compiled modules: the engines arena/games/vandtia.py, tractor.py and
-cherki.py, and the observation deltas arena/sandbox/deltas.py, compiled by Cython as the
-extensions ``arena.games._vandtia``, ``_tractor``, ``_cherki`` and ``arena.sandbox._deltas``
+cherki.py, the states' own deltas arena/games/marks.py and the observation deltas
+arena/sandbox/deltas.py, compiled by Cython as the extensions ``arena.games._vandtia``,
+``_tractor``, ``_cherki``, ``_marks`` and ``arena.sandbox._deltas``
 (each module's types in the .pxd beside it). Where they cannot be built (no C compiler,
 ``ARENA_PURE=1``) the install goes on without them and the same modules run as plain
 Python; a module uses its extension only when it was built from its very source
@@ -15,7 +16,7 @@ from setuptools import Extension, setup
 
 #: as ``arena.games.COMPILED`` (this file runs before arena is importable)
 COMPILED = ["arena.games.vandtia", "arena.games.tractor", "arena.games.cherki",
-            "arena.sandbox.deltas"]
+            "arena.games.marks", "arena.sandbox.deltas"]
 ext_modules = []
 try:
     from Cython.Build import cythonize

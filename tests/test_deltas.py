@@ -156,3 +156,17 @@ def test_the_compiled_build_is_the_one_in_use_where_it_was_built():
     assert deltas.BUILD == "compiled (Cython)"
     assert deltas.diff is fast.diff and deltas.patch is fast.patch
     assert deltas.fresh is fast.fresh and deltas.rebuild is fast.rebuild
+
+
+def test_the_states_own_deltas_run_compiled_where_they_were_built():
+    """``arena.games.marks`` - the deltas Cherki's and Tractor's states make - is compiled
+    too (``arena.games._marks``): the states' class is the build's."""
+    from conftest import compiled_module
+
+    from arena.games import MarkedDeltas, marks
+    from arena.games.tractor import TractorState
+
+    fast = compiled_module("marks")
+    assert marks.BUILD == "compiled (Cython)"
+    assert MarkedDeltas is marks.MarkedDeltas is fast.MarkedDeltas
+    assert marks.delta is fast.delta and issubclass(TractorState, fast.MarkedDeltas)

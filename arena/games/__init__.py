@@ -65,49 +65,10 @@ def take_compiled(namespace: dict) -> str:
 
 #: the modules ``setup.py`` compiles (each as ``_NAME`` beside it)
 COMPILED = ("arena.games.vandtia", "arena.games.tractor", "arena.games.cherki",
-            "arena.sandbox.deltas")
+            "arena.games.marks", "arena.sandbox.deltas")
 
-
-class MarkedDeltas:
-    """A state that makes a seat's observation delta itself (the game API's
-    ``observation_mark`` and ``observation_delta``: Cherki's and Tractor's). It names in
-    ``MARKED`` the observation's members a mark holds - ``_members(seat)`` gives their
-    values, in that order - and in ``LOGS`` its logs: lists the state only appends to or
-    starts anew, which ``_logs()`` gives, each with its length, in that order;
-    ``_always(seat)`` gives the members that change nearly every move, set in every delta.
-    The observation's other members never change. (The three are the engine's own, compiled
-    with it.)"""
-
-    MARKED: tuple[str, ...] = ()
-    LOGS: tuple[str, ...] = ()
-
-    def observation_mark(self, seat: int) -> tuple:
-        """What a runner keeps of ``observation(seat)`` as it is now, to be told later only
-        what changed since (``observation_delta``)."""
-        return self._members(seat), self._logs()
-
-    def observation_delta(self, seat: int, mark: tuple) -> tuple[dict, tuple]:
-        """``(delta, mark)``: ``seat``'s observation now as a delta (``arena.sandbox.deltas``)
-        from the one ``mark`` was taken of - ``patch(that, delta) == observation(seat)`` -
-        made without building the whole observation or reading the earlier one; and the
-        mark of this one. The members ``_always`` gives are set; the others when they
-        changed; a log is extended by the records added since, or set whole when it was
-        started anew."""
-        changed = self._always(seat)
-        members, logs = self._members(seat), self._logs()
-        if members != mark[0]:  # one comparison when, as mostly, none of them changed
-            for name, value, before in zip(self.MARKED, members, mark[0], strict=True):
-                if value != before:
-                    changed[name] = value
-        grown = {}
-        for name, (log, n), (before, m) in zip(self.LOGS, logs, mark[1], strict=True):
-            if log is before and n >= m:
-                if n > m:
-                    grown[name] = log[m:]
-            else:
-                changed[name] = list(log)
-        return ({"set": changed, "extend": grown} if grown else {"set": changed}), (members,
-                                                                                    logs)
+# the states' own deltas (compiled too: it takes its build through take_compiled above)
+from .marks import MarkedDeltas as MarkedDeltas  # noqa: E402
 
 
 @dataclass(frozen=True)

@@ -13,3 +13,6 @@ cpdef list _played_counts(state)
 
 @cython.locals(f=cython.int, g=cython.int, k=cython.int, suit=cython.int, faces=list)
 cpdef int action_index(str action, int level) except? -1
+
+@cython.locals(f=cython.Py_ssize_t, k=cython.Py_ssize_t, out=list)
+cpdef list _held(list hand, list faces, list names)

@@ -55,6 +55,7 @@ DEAL_CAP = 60
 RANK_ORDER = list(range(2, 15))
 FACE_NAMES = [C.RANK_NAMES[f // 4 + 2] + C.SUITS[f % 4] for f in range(52)] + ["SJ", "BJ"]
 FACES_BY_NAME = {n: f for f, n in enumerate(FACE_NAMES)}
+ALL_FACES = list(range(54))  # before there is a trump: a hand's faces in this order
 
 
 def face(name: str) -> int:
@@ -111,6 +112,18 @@ class Order:
     def key(self, f: int) -> tuple[int, int]:
         """Sort key: effective suit, then tier (trumps last, highest last)."""
         return (self.suit[f], self.tier[f], f)
+
+
+def _held(hand: list[int], faces: list[int], names: list) -> list:
+    """The cards of a hand of counts (``hands[p]``: how many of each face), in the order of
+    ``faces``: ``names[f]`` for each card of face ``f``."""
+    out = []
+    for f in faces:
+        k = hand[f]
+        while k:
+            out.append(names[f])
+            k -= 1
+    return out
 
 
 class TractorState(MarkedDeltas, Finished):
@@ -176,14 +189,13 @@ class TractorState(MarkedDeltas, Finished):
     def hand_list(self, p: int) -> list[int]:
         """Seat ``p``'s hand, a face per card: in trump order once there is one, else by
         face (two copies of a face side by side)."""
-        hand = self.hands[p]
-        out = []
-        for f in (self.order.faces if self.order is not None else range(len(hand))):
-            k = hand[f]
-            while k:
-                out.append(f)
-                k -= 1
-        return out
+        return _held(self.hands[p], ALL_FACES if self.order is None else self.order.faces,
+                     ALL_FACES)
+
+    def hand_names(self, p: int) -> list[str]:
+        """``hand_list(p)``, each face by its name."""
+        return _held(self.hands[p], ALL_FACES if self.order is None else self.order.faces,
+                     FACE_NAMES)
 
     @property
     def attackers(self) -> int:
@@ -611,7 +623,7 @@ class TractorState(MarkedDeltas, Finished):
             "game": "tractor", "variant": self.variant, "seat": seat, "team": seat % 2,
             "players": 4, "phase": phase, "to_move": to_move, "move": self.moves, "deal": deal,
             "levels": levels, "level_rank": level_rank, "dealer": dealer,
-            "bidding_start": bidding_start, "hand": self._names(self.hand_list(seat)),
+            "bidding_start": bidding_start, "hand": self.hand_names(seat),
             "bids": list(self.bids), "trump": trump, "kitty": kitty, "buried": buried,
             "picks": picks, "trick": self._trick_view(), "tricks": list(self.tricks),
             "points": points, "history": list(self.history),
@@ -620,7 +632,7 @@ class TractorState(MarkedDeltas, Finished):
     def _always(self, seat: int) -> dict:
         """The members of ``seat``'s observation that change nearly every move, set in
         every delta (``MarkedDeltas``)."""
-        return {"move": self.moves, "hand": self._names(self.hand_list(seat)),
+        return {"move": self.moves, "hand": self.hand_names(seat),
                 "trick": self._trick_view()}
 
     def _logs(self) -> tuple:
@@ -651,7 +663,7 @@ class TractorState(MarkedDeltas, Finished):
         """Every hidden card, for a spectator who sees everything (a replay's view of the
         whole table; never sent to a bot): the four hands, the kitty as dealt and the
         dealer's bury."""
-        return {"hands": [self._names(self.hand_list(p)) for p in range(4)],
+        return {"hands": [self.hand_names(p) for p in range(4)],
                 "kitty": self._names(self.kitty), "buried": self._names(self.buried)}
 
     def all_faces(self) -> list[int]:
