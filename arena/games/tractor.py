@@ -56,6 +56,13 @@ RANK_ORDER = list(range(2, 15))
 FACE_NAMES = [C.RANK_NAMES[f // 4 + 2] + C.SUITS[f % 4] for f in range(52)] + ["SJ", "BJ"]
 FACES_BY_NAME = {n: f for f, n in enumerate(FACE_NAMES)}
 ALL_FACES = list(range(54))  # before there is a trump: a hand's faces in this order
+#: the actions that name one face or a pair of it, made once (a legal list holds these)
+PICK = [f"pick {n}" for n in FACE_NAMES]
+BURY = [f"bury {n}" for n in FACE_NAMES]
+PLAY = [f"play {n}" for n in FACE_NAMES]
+PLAY_PAIR = [f"play {n} {n}" for n in FACE_NAMES]
+DECLARE = [f"declare {n}" for n in FACE_NAMES]
+DECLARE_PAIR = [f"declare {n} {n}" for n in FACE_NAMES]
 
 
 def face(name: str) -> int:
@@ -222,26 +229,26 @@ class TractorState(MarkedDeltas, Finished):
         for s in range(4):
             f = (level - 2) * 4 + s
             if hand[f] >= 1 and strength < 1:
-                out.append(f"declare {FACE_NAMES[f]}")
+                out.append(DECLARE[f])
             if hand[f] == 2 and strength < 2:
-                out.append(f"declare {FACE_NAMES[f]} {FACE_NAMES[f]}")
+                out.append(DECLARE_PAIR[f])
         if hand[SJ] == 2 and strength < 3:
-            out.append("declare SJ SJ")
+            out.append(DECLARE_PAIR[SJ])
         if hand[BJ] == 2 and strength < 4:
-            out.append("declare BJ BJ")
+            out.append(DECLARE_PAIR[BJ])
         return out
 
     def _buries(self) -> list[str]:
         hand, picks = self.hands[self.to_move], self.picks
-        return [f"bury {FACE_NAMES[f]}" for f in self.order.faces
+        return [BURY[f] for f in self.order.faces
                 if hand[f] and hand[f] > picks.count(f)]
 
     def _leads(self) -> list[str]:
         hand, order = self.hands[self.to_move], self.order
         held = [f for f in order.faces if hand[f]]
-        out = [f"play {FACE_NAMES[f]}" for f in held]
+        out = [PLAY[f] for f in held]
         pairs = [f for f in held if hand[f] == 2]
-        out += [f"play {FACE_NAMES[f]} {FACE_NAMES[f]}" for f in pairs]
+        out += [PLAY_PAIR[f] for f in pairs]
         for tractor in tractors(pairs, order):
             out.append("play " + " ".join(FACE_NAMES[f] for f in tractor for _ in (0, 1)))
         return out
@@ -259,10 +266,10 @@ class TractorState(MarkedDeltas, Finished):
         if m < n:  # short: all of the led suit, then anything
             others = sum(1 for f in picks if suit[f] != s)
             off = others + 1 <= n - m
-            return [f"pick {FACE_NAMES[f]}" for f in order.faces
+            return [PICK[f] for f in order.faces
                     if hand[f] > picks.count(f) and (off or suit[f] == s)]
         if n == 1:
-            return [f"pick {FACE_NAMES[f]}" for f in in_suit]
+            return [PICK[f] for f in in_suit]
         # enough of the led suit: only its cards, making as many pairs as can still be made
         need = min(n // 2, sum(1 for f in in_suit if hand[f] == 2))
         count = {}
@@ -283,7 +290,7 @@ class TractorState(MarkedDeltas, Finished):
                 v, fr = v + 1, fr - 1
             finish = min(room, v)
             if h + finish + min(fr, (room - finish) // 2) >= need:
-                out.append(f"pick {FACE_NAMES[f]}")
+                out.append(PICK[f])
         return out
 
     # -- moves --------------------------------------------------------------------------
