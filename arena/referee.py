@@ -20,6 +20,33 @@ from .games import Result
 ASKING = 2
 
 
+class MoveTimes:
+    """The wall seconds of the moves a seat was asked, summed as they come (``append``):
+    what a stored match keeps of them - their mean and the longest (``Match.stored``) -
+    without a number kept per move for the length of the match."""
+
+    __slots__ = ("count", "total", "longest")
+
+    def __init__(self):
+        self.count, self.total, self.longest = 0, 0.0, 0.0
+
+    def append(self, seconds: float) -> None:
+        self.count += 1
+        self.total += seconds
+        if seconds > self.longest:
+            self.longest = seconds
+
+    def __len__(self) -> int:
+        return self.count
+
+
+def _mean_and_longest(times) -> tuple[float, float]:
+    """Of a seat's move times: a list of seconds, or :class:`MoveTimes`."""
+    if isinstance(times, MoveTimes):
+        return times.total / times.count, times.longest
+    return sum(times) / len(times), max(times)
+
+
 @dataclass
 class Match:
     """A finished match: what was asked for, every action in order, and the result."""
@@ -35,12 +62,12 @@ class Match:
     def stored(self, fixture: int, duration: float, move_times: dict | None = None) -> dict:
         """The match as a season's results hold it (``db.store_results``): fixture
         ``fixture`` of its season; ``move_times`` per seat, the wall seconds of each move it
-        was asked."""
+        was asked (a list, or their :class:`MoveTimes`)."""
         return {"fixture": fixture, "seed": self.seed, "seats": list(self.players),
                 "result": self.result.to_json(), "duration": duration,
                 "replay": json.dumps(self.actions, separators=(",", ":")),
                 "logs": {str(k): v for k, v in self.logs.items()},
-                "move_s": {str(seat): (sum(t) / len(t), max(t))
+                "move_s": {str(seat): _mean_and_longest(t)
                            for seat, t in (move_times or {}).items() if t}}
 
     def to_json(self) -> dict:
@@ -162,7 +189,11 @@ def match_steps(game, variant: str, players: int, seed: int, names: list[str],
             if isinstance(action, Failed):
                 forfeit(seat, _fault(action.error), _log_of(action.error))
                 break
-            if action not in legal:
+            try:  # the legal list's own action, equal to the answer, is the one kept: an
+                # engine makes its actions once, so no string decoded from an answer is kept
+                # for the length of the match (scattered through the runner's memory)
+                action = legal[legal.index(action)]
+            except ValueError:
                 forfeit(seat, illegal_reason(action, legal), (yield ("log", seat)))
                 break
         actions.append(action)

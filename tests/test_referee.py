@@ -142,3 +142,31 @@ def test_match_json_has_the_replay_and_no_timings(registry):
     assert set(data) == {"game", "variant", "seed", "players", "result", "actions"}
     assert set(data["result"]) == {"ranks", "scores", "reason", "moves", "faults"}
     assert len(data["actions"]) >= data["result"]["moves"]
+
+
+class EqualCopy:
+    """Answers the first legal action as a new string of its own, equal to it."""
+
+    def act(self, observation, legal):
+        return legal[0][:1] + legal[0][1:]
+
+
+def test_the_replay_keeps_the_legal_lists_own_actions_not_the_answers():
+    """An answer equal to a legal action is kept as the engine made it - the one in the
+    legal list - so a long match keeps no string decoded from an answer per move."""
+    match, _ = play_match(GAME, "cardems", [PythonBot(EqualCopy()), PythonBot(EqualCopy())], 3)
+    state = GAME.new_state("cardems", 2, 3)
+    for action in match.actions:
+        assert any(action is legal for legal in state.legal_actions())
+        state.apply(action)
+
+
+def test_move_times_summed_as_they_come_store_as_a_list_of_them_does():
+    from arena.referee import MoveTimes
+
+    times, summed = [0.25, 0.75, 0.5], MoveTimes()
+    for seconds in times:
+        summed.append(seconds)
+    match, _ = play_match(GAME, "cardems", [PythonBot(Counter()), PythonBot(Counter())], 4)
+    assert match.stored(0, 1.0, {0: summed, 1: MoveTimes()})["move_s"] == \
+        match.stored(0, 1.0, {0: times, 1: []})["move_s"] == {"0": (0.5, 0.75)}

@@ -40,7 +40,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..errors import BotFault, said, shown
-from ..referee import Failed, match_steps, play_match
+from ..referee import Failed, MoveTimes, match_steps, play_match
 from . import GC_THRESHOLD, deltas
 from .bot import make_bot
 from .process import Limits, Worker
@@ -129,7 +129,9 @@ class Live:
     procs: list
     banks: list
     ask: tuple | None = None
-    times: dict = field(default_factory=dict)  # seat -> seconds per move asked
+    #: seat -> the seconds of its moves asked: their ``MoveTimes`` (a float kept per move, for
+    #: as long as the match lasts, scatters the runner's memory and costs every move more)
+    times: dict = field(default_factory=dict)
     duration: float = 0.0
 
 
@@ -313,9 +315,8 @@ def _round(proc: Shared, lives: list, limits: Limits, lost, abandon, advance) ->
     for live, seat in zip(lives, seats, strict=True):
         times = live.times.get(seat)
         if times is None:
-            live.times[seat] = [share]
-        else:
-            times.append(share)
+            times = live.times[seat] = MoveTimes()
+        times.append(share)
         live.duration += share
         if excess > 0:
             live.banks[seat] -= excess / len(lives)
