@@ -146,6 +146,10 @@ class CherkiState(MarkedDeltas, Finished):
                 k -= 1
         return out
 
+    def hand_names(self, p: int) -> list[str]:
+        """``hand_list(p)``, each face by its name."""
+        return [FACE_NAMES[f] for f in self.hand_list(p)]
+
     # -- legal actions --------------------------------------------------------------------
 
     def legal_actions(self) -> tuple:
@@ -359,7 +363,7 @@ class CherkiState(MarkedDeltas, Finished):
         return {
             "game": "cherki", "seat": seat, "players": 3, "dealer": dealer, "phase": phase,
             "to_move": to_move, "move": self.moves,
-            "hand": [FACE_NAMES[f] for f in self.hand_list(seat)], "called": called,
+            "hand": self.hand_names(seat), "called": called,
             "calls": calls, "locked": locked,
             "pile": [FACE_NAMES[f] for f in self.pile], "discards": list(self.discards),
             "takes": list(self.takes), "drawn": drawn, "draws": draws, "stock": stock,
@@ -369,7 +373,7 @@ class CherkiState(MarkedDeltas, Finished):
     def _always(self, seat: int) -> dict:
         """The members of ``seat``'s observation that change nearly every move, set in
         every delta (``MarkedDeltas``)."""
-        return {"move": self.moves, "hand": [FACE_NAMES[f] for f in self.hand_list(seat)],
+        return {"move": self.moves, "hand": self.hand_names(seat),
                 "pile": [FACE_NAMES[f] for f in self.pile]}
 
     def _logs(self) -> tuple:
@@ -396,7 +400,7 @@ class CherkiState(MarkedDeltas, Finished):
         """Every hidden card, for a spectator who sees everything (a replay's view of the
         whole table; never sent to a bot): the three hands, each caller's pair, the card
         the mover just drew, and the stock, top first."""
-        return {"hands": [[FACE_NAMES[f] for f in self.hand_list(p)] for p in range(3)],
+        return {"hands": [self.hand_names(p) for p in range(3)],
                 "locked": [KIND_NAMES[k] if k is not None else None for k in self.locked],
                 "drawn": (FACE_NAMES[self.last_drawn] if self.phase == "discard"
                           and self.last_drawn is not None else None),
