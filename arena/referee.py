@@ -152,7 +152,9 @@ def match_steps(game, variant: str, players: int, seed: int, names: list[str],
     :class:`Failed`. It returns ``(match, state)`` as :func:`play_match` does, which is
     this generator driven by direct calls. ``observe=False``: an ``act`` holds None for the
     observation, for a runner that gave the ``state`` and reads what it sends from it
-    (``arena.sandbox.inflight``: a delta, from the state's ``observation_delta``)."""
+    (``arena.sandbox.inflight``: a delta, from the state's ``observation_delta``), and the
+    engine's own legal list, which that runner only serialises (not a copy: no bot holds
+    it)."""
     variant = game.check(variant, players)
     if state is None:
         state = game.new_state(variant, players, seed, record=record)
@@ -184,8 +186,8 @@ def match_steps(game, variant: str, players: int, seed: int, names: list[str],
         if len(legal) == 1:  # no choice: the seat is not asked (it sees the move next time)
             action = legal[0]
         else:
-            action = yield ("act", seat, state.observation(seat) if observe else None,
-                            list(legal))
+            action = yield (("act", seat, state.observation(seat), list(legal)) if observe
+                            else ("act", seat, None, legal))
             if isinstance(action, Failed):
                 forfeit(seat, _fault(action.error), _log_of(action.error))
                 break

@@ -170,3 +170,32 @@ def test_move_times_summed_as_they_come_store_as_a_list_of_them_does():
     match, _ = play_match(GAME, "cardems", [PythonBot(Counter()), PythonBot(Counter())], 4)
     assert match.stored(0, 1.0, {0: summed, 1: MoveTimes()})["move_s"] == \
         match.stored(0, 1.0, {0: times, 1: []})["move_s"] == {"0": (0.5, 0.75)}
+
+
+def test_a_bot_is_given_a_copy_of_the_legal_list_a_runner_that_serialises_it_the_engines():
+    """``match_steps`` gives an in-process bot its own list (one that changes it changes
+    nothing the engine holds); with ``observe=False`` - a runner that only serialises the
+    request - the engine's own legal list, not copied."""
+    from arena.referee import match_steps
+
+    for observe in (True, False):
+        state = GAME.new_state("cardems", 2, 5)
+        steps = match_steps(GAME, "cardems", 2, 5, ["a", "b"], state=state, observe=observe)
+        ask, asked = steps.send(None), 0
+        while asked < 20:
+            if ask[0] == "act":
+                engine = state.legal_actions()
+                if observe:
+                    assert type(ask[3]) is list and ask[3] is not engine
+                    assert ask[3] == list(engine)
+                    kept = list(engine)
+                    ask[3].clear()  # a bot that changes what it was given
+                    assert list(state.legal_actions()) == kept
+                    answer = kept[0]
+                else:
+                    assert ask[3] is engine
+                    answer = engine[0]
+                asked += 1
+            else:
+                answer = None
+            ask = steps.send(answer)

@@ -81,14 +81,14 @@ class Shared:
                 else 1
             self.deltas = answer.get("deltas") is True
 
-    def request(self, key: int, state, seat: int) -> tuple[str, dict]:
-        """The observation of match ``key`` (its ``state``) for ``seat``, whose moves this
-        process makes, as the process gets it: ``("observation", whole)``; or, when it
-        takes deltas and was sent one before, ``("delta", delta)`` (``arena.sandbox.
-        deltas``) - made by the state (``observation_delta``, from the mark kept of the
-        last one) where the game's states can, else the diff of the last one and this."""
+    def request(self, live: Live, seat: int) -> tuple[str, dict]:
+        """The observation of match ``live`` for ``seat``, whose moves this process makes,
+        as the process gets it: ``("observation", whole)``; or, when it takes deltas and
+        was sent one before, ``("delta", delta)`` (``arena.sandbox.deltas``) - made by the
+        state (``live.made``: its ``observation_delta``, from the mark kept of the last
+        one) where the game's states can, else the diff of the last one and this."""
+        key, state, made = live.fx.index, live.state, live.made
         last = self.sent.get(key)
-        made = getattr(state, "observation_delta", None)
         if last is None or not self.deltas:
             observation = state.observation(seat)
             if self.deltas:
@@ -133,6 +133,8 @@ class Live:
     #: as long as the match lasts, scatters the runner's memory and costs every move more)
     times: dict = field(default_factory=dict)
     duration: float = 0.0
+    #: the state's ``observation_delta`` (None where its game has none)
+    made: object = None
 
 
 def play(game, variant: str, fixtures: list, entry, limits: Limits, secret: str,
@@ -236,7 +238,8 @@ def _play(game, variant: str, fixtures: list, entry, limits: Limits, secret: str
         state = game.new_state(game.check(variant, players), players, fx.seed)
         steps = match_steps(game, variant, players, fx.seed, list(fx.seats), secret=secret,
                             state=state, observe=False)  # requests read the state
-        live = active[fx.index] = Live(fx, steps, state, procs, [limits.bank_s] * players)
+        live = active[fx.index] = Live(fx, steps, state, procs, [limits.bank_s] * players,
+                                       made=getattr(state, "observation_delta", None))
         advance(live, None)
 
     while queue or active:
@@ -283,7 +286,7 @@ def _round(proc: Shared, lives: list, limits: Limits, lost, abandon, advance) ->
         seat = ask[1]
         seats.append(seat)
         deadline += limits.move_s + live.banks[seat]
-        member, observation = proc.request(live.fx.index, live.state, seat)
+        member, observation = proc.request(live, seat)
         requests.append({"match": live.fx.index, member: observation, "legal": ask[3]})
     if proc.protocol == 2:
         message = {"type": "act", "requests": requests}
@@ -372,3 +375,4 @@ def _alone(game, variant: str, fx, entry, limits: Limits, secret: str) -> dict:
     live = Live(fx, None, None, [], [], times={s: b.move_times for s, b in enumerate(bots)},
                 duration=_clock() - start)
     return _result(live, match)
+
