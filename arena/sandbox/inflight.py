@@ -299,6 +299,7 @@ def _round(proc: Shared, lives: list, limits: Limits, lost, abandon, advance) ->
         answer = proc.worker.ask(message, "actions" if proc.protocol == 2 else "action",
                                  deadline, start)
         spent = _clock() - start
+        message = requests = None  # freed before the matches move on, which reuse it
         if proc.protocol == 2:
             actions = _actions(proc, answer, lives)
         elif "action" in answer:

@@ -133,13 +133,17 @@ def _serve(config: dict, inp, out) -> None:
         try:
             if kind == "act":  # the hot path
                 if "requests" in msg:
-                    write(dumps({"type": "actions", "actions": _acts(players, batch,
-                                                                     msg["requests"], seen)},
-                                option=newline))
-                    continue
-                write(dumps({"type": "action", "action": act(_observation(seen, None, msg),
-                                                             msg["legal"])},
-                            option=newline))
+                    data = dumps({"type": "actions", "actions": _acts(players, batch,
+                                                                      msg["requests"], seen)},
+                                 option=newline)
+                else:
+                    data = dumps({"type": "action", "action": act(_observation(seen, None, msg),
+                                                                  msg["legal"])},
+                                 option=newline)
+                # what the request held goes before the answer does: the next request's
+                # objects take its memory while the cache still holds it
+                msg = line = None
+                write(data)
                 continue
             if kind == "start":
                 player = factory()
@@ -176,7 +180,7 @@ def _serve(config: dict, inp, out) -> None:
         except BaseException as e:  # noqa: BLE001 - the bot's failure, told to the runner
             traceback.print_exc()  # into the bot's log, which its author is shown
             data = orjson.dumps({"type": "error", "error": _error(e)}
-                                | ({"match": msg["match"]} if "match" in msg else {}))
+                                | ({"match": msg["match"]} if msg and "match" in msg else {}))
             sys.stdout.flush()
             sys.stderr.flush()
         write(data + b"\n")  # unbuffered: no flush needed
