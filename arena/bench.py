@@ -166,15 +166,26 @@ def referee_games(game, variant: str, players: int, games: int, seed: int = 0,
     """Whole matches through the referee, with observations: in-process random policies,
     (``entry``) a sandboxed worker per seat, or (``bare``) a bare random process per seat,
     each serving every game. CPU time counts the runner and the bot processes
-    (``children_cpu``). ``asked_per_game``: moves a bot chose (a forced move is not asked)."""
+    (``children_cpu``), from after a first match that is not counted (``WARM_UP``): what a
+    move costs once the processes run, not their start-up (``start_up``).
+    ``asked_per_game``: moves a bot chose (a forced move is not asked)."""
     from .sandbox.bot import PythonBot
 
     if entry is not None:
         bots = [make_bot(entry) for _ in range(players)]
-        for bot in bots:
-            bot.move_times = []
     else:
         bots = [_Bare() if bare else PythonBot(_Random()) for _ in range(players)]
+    try:
+        play_match(game, variant, bots, seed + WARM_UP)
+    except BaseException:
+        for bot in bots:
+            getattr(bot, "close", lambda: None)()
+        raise
+    for bot in bots:  # counted from here
+        if entry is not None:
+            bot.move_times = []
+        else:
+            getattr(bot, "obj", bot).asked = 0
     before = children_cpu()
     start, wall = time.process_time(), time.perf_counter()
     moves = 0
@@ -205,6 +216,15 @@ def inflight_games(game, variant: str, players: int, games: int, seed: int = 0, 
 
     fixtures = [Fixture(g, 0, (entry.name,) * players, seed + g) for g in range(games)]
     pools: dict = {}
+    try:  # the processes start in a first match that is not counted, as in referee_games
+        side_by_side.play(game, variant, [Fixture(0, 0, (entry.name,) * players,
+                                                  seed + WARM_UP)],
+                          lambda name: entry, Limits(), PUBLIC_SECRET, inflight, pools)
+    except BaseException:
+        for procs in pools.values():
+            for proc in procs:
+                proc.close()
+        raise
     before = children_cpu()
     start, wall = time.process_time(), time.perf_counter()
     try:
@@ -221,6 +241,30 @@ def inflight_games(game, variant: str, players: int, games: int, seed: int = 0, 
     return {"games": games, "cpu_s": cpu, "wall_s": wall, "games_per_s": games / cpu,
             "moves_per_game": moves / games, "asked_per_game": asked / games,
             "asked_per_s": asked / cpu}
+
+
+#: the seed offset of the match a referee row plays before it counts (one none of its own
+#: games has)
+WARM_UP = 1 << 30
+
+
+def start_up(entry, game, variant: str, players: int, times: int = 5) -> float:
+    """The CPU seconds one sandboxed bot process of ``entry`` costs to start, answer its
+    first ``start`` and stop - the runner's and the process's, the mean of ``times``: what
+    a batch of a season pays once per process, apart from its moves."""
+    from .sandbox.inflight import Shared
+    from .sandbox.process import Limits
+
+    info = {"game": game.name, "variant": variant, "seat": 0, "players": players,
+            "seed": 1}
+    before, start = children_cpu(), time.process_time()
+    for _ in range(times):
+        proc = Shared(entry, Limits())
+        try:
+            proc.start(0, info)
+        finally:
+            proc.close()
+    return (time.process_time() - start + children_cpu() - before) / times
 
 
 def children_cpu() -> float:
@@ -264,17 +308,20 @@ def cpu_us_per_asked(row: dict) -> float:
     return 1e6 * row["cpu_s"] / (row["asked_per_game"] * row["games"])
 
 
-def summary(engine: dict, inprocess: dict, sandboxed: dict, side_by_side: dict) -> dict:
-    """A game's two speed figures from its rows: the engine's moves per CPU second (state
-    API, random choice), and the sandbox's cost of one asked move in microseconds of CPU -
-    the sandboxed rows' CPU per asked move minus the in-process row's, the same games -
-    one match at a time and side by side. The sandboxed rows count the bot processes'
-    start-up too, spread over their games: the default ``--games`` makes it small."""
+def summary(engine: dict, inprocess: dict, sandboxed: dict, side_by_side: dict,
+            start_s: float | None = None) -> dict:
+    """A game's speed figures from its rows: the engine's moves per CPU second (state API,
+    random choice), and the sandbox's cost of one asked move in microseconds of CPU - the
+    sandboxed rows' CPU per asked move minus the in-process row's, the same games - one
+    match at a time and side by side; and (``start_s``, from ``start_up``) the
+    milliseconds of CPU a bot process costs to start and stop, which the rows leave out
+    (each starts its processes in a match it does not count)."""
     base = cpu_us_per_asked(inprocess)
     return {"engine_moves_per_s": engine["games_per_s"] * engine["moves_per_game"],
             "inprocess_us": base,
             "overhead_us": cpu_us_per_asked(sandboxed) - base,
-            "overhead_us_side_by_side": cpu_us_per_asked(side_by_side) - base}
+            "overhead_us_side_by_side": cpu_us_per_asked(side_by_side) - base,
+            **({"start_ms": start_s * 1e3} if start_s is not None else {})}
 
 
 def every_game(registry, games: int, seed: int = 0, inflight: int = 16):
@@ -291,7 +338,8 @@ def every_game(registry, games: int, seed: int = 0, inflight: int = 16):
             engine_games(game, variant, players, games, seed),
             referee_games(game, variant, players, quarter, seed),
             referee_games(game, variant, players, quarter, seed, entry),
-            inflight_games(game, variant, players, quarter, seed, entry, inflight))
+            inflight_games(game, variant, players, quarter, seed, entry, inflight),
+            start_up(entry, game, variant, players))
 
 
 def _asked(game, variant: str, players: int, result: dict) -> int:

@@ -132,6 +132,22 @@ def test_bench_reports_games_per_second_and_a_seasons_overhead():
     assert cells("matches side by side") == [moves, asked]
 
 
+def test_the_sandboxed_rows_count_moves_not_the_processes_start_up():
+    """A sandboxed row starts its bot processes in a match it does not count: two short
+    matches' CPU, runner and bots, is well under what one process costs to start and stop
+    (a Python interpreter, the jail, the bot's import)."""
+    from arena import bench
+    from arena.plugins import Registry
+
+    registry = Registry()
+    game, entry = registry.game("vandtia"), registry.bot("random", "vandtia")
+    one_process = bench.start_up(entry, game, "cardems", 2, times=2)
+    for row in (bench.referee_games(game, "cardems", 2, 2, 0, entry),
+                bench.inflight_games(game, "cardems", 2, 2, 0, entry, 16)):
+        assert row["games"] == 2 and row["asked_per_game"] > 0
+        assert row["cpu_s"] < one_process / 2, (row["cpu_s"], one_process)
+
+
 def test_bench_of_every_game_gives_its_engines_speed_and_the_sandboxs_cost_per_move():
     """``--game all``: a summary per game at its default variant (``--variant`` is refused
     beside it); one game's bench ends with the same summary, its variant the game's own."""
@@ -142,6 +158,7 @@ def test_bench_of_every_game_gives_its_engines_speed_and_the_sandboxs_cost_per_m
     for r in rows:
         assert r["label"] == "summary" and r["engine_moves_per_s"] > 0
         assert r["inprocess_us"] > 0 and r["overhead_us"] > 0 and r["overhead_us_side_by_side"] > 0
+        assert r["start_ms"] > 0  # a bot process's start and stop, which the rows leave out
     assert [(r["variant"], r["players"]) for r in rows] == [("standard", 3), ("match", 4),
                                                             ("cardems", 2)]
     # the build each engine ran in (setup.py compiles all three; the command's own: run

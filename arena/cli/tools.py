@@ -52,6 +52,7 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
         playout_games,
         referee_games,
         round_trip,
+        start_up,
         summary,
         yardstick,
     )
@@ -98,7 +99,8 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
     sandboxed = measure(referee_games, game, variant, players, quarter, seed, entry)
     side_by_side = measure(inflight_games, game, variant, players, quarter, seed, entry,
                            inflight)
-    figures = summary(engine, inprocess, sandboxed, side_by_side)
+    figures = summary(engine, inprocess, sandboxed, side_by_side,
+                      start_up(entry, game, variant, players))
     rows += [("referee, in-process random policies", inprocess),
              ("referee, sandboxed random bots", sandboxed),
              (f"referee, sandboxed random bots, {inflight} matches side by side", side_by_side),
@@ -139,7 +141,8 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
                f"random choice); sandbox: {figures['overhead_us']:.1f} us of CPU per asked "
                f"move one match at a time, {figures['overhead_us_side_by_side']:.1f} us with "
                f"{inflight} side by side (over the in-process referee's "
-               f"{figures['inprocess_us']:.1f} us)")
+               f"{figures['inprocess_us']:.1f} us); a bot process: {figures['start_ms']:.0f} "
+               f"ms of CPU to start and stop, which the rows leave out")
     click.echo(f"legal lists: longest {engine['longest_legal']} actions, slowest to build "
                f"{engine['slowest_legal_us']:.0f} us (over {max(1, n // 10)} games)")
     rt = round_trip(entry, game, variant, players, min(20000, max(200, n * 10)), seed)
@@ -188,7 +191,7 @@ def _bench_all(registry, n: int, seed: int, inflight: int, fmt: str) -> None:
     from ..views.transcript import print_renderable
 
     table = Table("game", "engine moves/s", "referee us/move", "sandbox +us/move",
-                  f"+us, {inflight} side by side")
+                  f"+us, {inflight} side by side", "bot start ms")
     for name, variant, players, figures in every_game(registry, n, seed, inflight):
         if fmt == "json":
             click.echo(_summary_json(name, variant, players, inflight, figures))
@@ -197,7 +200,7 @@ def _bench_all(registry, n: int, seed: int, inflight: int, fmt: str) -> None:
         table.add_row(f"{name} {variant}/{players}" + (f" ({build})" if build else ""),
                       f"{figures['engine_moves_per_s']:,.0f}", f"{figures['inprocess_us']:.1f}",
                       f"{figures['overhead_us']:.1f}",
-                      f"{figures['overhead_us_side_by_side']:.1f}")
+                      f"{figures['overhead_us_side_by_side']:.1f}", f"{figures['start_ms']:.0f}")
     if fmt != "json":
         print_renderable(table)
 
