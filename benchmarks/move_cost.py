@@ -10,9 +10,10 @@
 3. **through JSON, one process**: the same, with every message through JSON both ways and
    observation deltas, rebuilt by the worker's code - what the messages cost;
 4. **sandboxed**: the real bot processes, as ``arena bench``'s side-by-side row plays them -
-   what the process boundary costs: switches between processes, the caches each finds cold,
-   and their start-up (one process per seat, started once: printed apart, from the CPU one
-   process takes to start and stop, spread over the asked moves).
+   what the process boundary costs: switches between processes and the caches each finds
+   cold. As there, the processes start in a match that is not counted; what their start-up
+   would add spread over these matches (one process per seat, from the CPU one takes to
+   start and stop) is printed apart.
 
 Each way runs ``--reps`` times, in turn, and the medians are printed (µs of CPU per asked
 move, runner and bots together). Run on one core, as ``arena bench`` is:
@@ -136,7 +137,8 @@ def main() -> None:
         step = "" if before is None else f"  (+{median - before:.1f})"
         print(f"  {name:34} {median:6.1f}{step}")
         before = median
-    print(f"  (of the last step, the {players} processes' start-up: {start_up:.1f})")
+    print(f"  (left out: the {players} processes' start-up, spread over these matches, "
+          f"{start_up:.1f})")
 
 
 if __name__ == "__main__":
