@@ -463,3 +463,20 @@ def test_strict_mode_plays_where_every_layer_holds(tmp_path, database):
     assert forfeited(match_against(tmp_path, "os.kill(os.getpid(), signal.SIGSEGV)",
                                    limits=strict), "crash: killed by SIGSEGV")
     assert forfeited(match_against(tmp_path, "while True: pass", limits=strict), "timeout")
+
+
+def test_a_bot_process_starts_without_loading_openssl_for_its_digests():
+    """What a worker imports to serve a bot checks its compiled builds and names file bots
+    by SHA-256 with the interpreter's own (``arena.games.sha256``): ``hashlib`` loads
+    OpenSSL, a few ms of every bot process's start (a bot that needs it, one that imports
+    an engine and so ``arena.cards``, loads it itself). The digests are hashlib's."""
+    import subprocess
+
+    from arena.games import sha256
+
+    code = ("import sys, arena, arena.sandbox.worker; "  # a bot imports arena for hookimpl
+            "print(sorted({'hashlib', '_hashlib'} & set(sys.modules)))")
+    out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
+    assert sha256(b"arena").hexdigest() == hashlib.sha256(b"arena").hexdigest()

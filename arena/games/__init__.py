@@ -23,6 +23,20 @@ from dataclasses import dataclass, field
 from ..errors import GameError
 
 
+def sha256(data: bytes = b""):
+    """A SHA-256 hash object - the interpreter's own where it has one: ``hashlib``'s loads
+    OpenSSL, a few ms of CPU in every bot process's start, which needs a digest or two
+    (this module's build check, ``arena.sandbox.worker``'s file bots)."""
+    try:
+        from _sha256 import sha256 as own  # Python 3.11
+    except ImportError:
+        try:
+            from _sha2 import sha256 as own  # 3.12 on
+        except ImportError:
+            from hashlib import sha256 as own
+    return own(data)
+
+
 def compiled_build(name: str, path: str):
     """The compiled build of module ``name`` (a dotted name: ``arena.games.vandtia``) whose
     source is ``path`` - ``setup.py`` compiles it with Cython as ``_NAME`` beside it
@@ -30,7 +44,6 @@ def compiled_build(name: str, path: str):
     built, where it was built from another version of the source (so an edited file never
     runs behind a stale build) and where ``ARENA_PURE`` is set. The module then takes the
     build's names (``take_compiled``)."""
-    import hashlib
     import importlib
     import os
 
@@ -42,7 +55,7 @@ def compiled_build(name: str, path: str):
     except ImportError:
         return None
     with open(path, "rb") as f:
-        digest = hashlib.sha256(f.read()).hexdigest()
+        digest = sha256(f.read()).hexdigest()
     return fast if getattr(fast, "SOURCE_SHA256", None) == digest else None
 
 

@@ -20,7 +20,6 @@ What the bot prints goes to stderr (its log): the protocol has the real stdout t
 from __future__ import annotations
 
 import gc
-import hashlib
 import importlib
 import importlib.util
 import inspect
@@ -33,6 +32,7 @@ import pluggy
 
 from .. import hookspecs
 from ..errors import crash_reason
+from ..games import sha256
 from . import GC_THRESHOLD, confine, deltas, jail
 
 PROTOCOL = 2  # the newest this worker speaks; it answers 1 to a protocol-1 offer
@@ -55,7 +55,7 @@ def load_source(kind: str, target: str, path: str | None = None):
         for part in filter(None, attr.split(".")):
             plugin = getattr(plugin, part)
         return plugin
-    digest = hashlib.sha256(target.encode()).hexdigest()[:12]
+    digest = sha256(target.encode()).hexdigest()[:12]
     name = f"arena_botfile_{''.join(c if c.isalnum() else '_' for c in target[-40:])}_{digest}"
     spec = importlib.util.spec_from_file_location(name, target)
     module = importlib.util.module_from_spec(spec)
@@ -83,7 +83,7 @@ def code_hash(factory) -> str:
         data = open(inspect.getsourcefile(factory), "rb").read()
     except (TypeError, OSError):
         data = repr(factory).encode()
-    return hashlib.sha256(data).hexdigest()
+    return sha256(data).hexdigest()
 
 
 def _error(e: BaseException) -> str:
