@@ -376,4 +376,3 @@ def _alone(game, variant: str, fx, entry, limits: Limits, secret: str) -> dict:
     live = Live(fx, None, None, [], [], times={s: b.move_times for s, b in enumerate(bots)},
                 duration=_clock() - start)
     return _result(live, match)
-
