@@ -175,21 +175,16 @@ def referee_games(game, variant: str, players: int, games: int, seed: int = 0,
         bots = [make_bot(entry) for _ in range(players)]
     else:
         bots = [_Bare() if bare else PythonBot(_Random()) for _ in range(players)]
-    try:
-        play_match(game, variant, bots, seed + WARM_UP)
-    except BaseException:
-        for bot in bots:
-            getattr(bot, "close", lambda: None)()
-        raise
-    for bot in bots:  # counted from here
-        if entry is not None:
-            bot.move_times = []
-        else:
-            getattr(bot, "obj", bot).asked = 0
-    before = children_cpu()
-    start, wall = time.process_time(), time.perf_counter()
     moves = 0
     try:
+        play_match(game, variant, bots, seed + WARM_UP)
+        for bot in bots:  # counted from here
+            if entry is not None:
+                bot.move_times = []
+            else:
+                getattr(bot, "obj", bot).asked = 0
+        before = children_cpu()
+        start, wall = time.process_time(), time.perf_counter()
         for g in range(games):
             moves += play_match(game, variant, bots, seed + g)[0].result.moves
         wall = time.perf_counter() - wall
@@ -209,27 +204,24 @@ def inflight_games(game, variant: str, players: int, games: int, seed: int = 0, 
     """Whole matches through the referee with sandboxed bots of ``entry`` in every seat,
     ``inflight`` of them side by side, their moves asked of each process together
     (``arena.sandbox.inflight``, as a season's worker plays them). CPU time counts the runner and
-    the bot processes (``children_cpu``)."""
+    the bot processes (``children_cpu``), from after a first match that is not counted, as in
+    ``referee_games``."""
     from .leagues.scheduler import Fixture
     from .sandbox import inflight as side_by_side
     from .sandbox.process import Limits
 
-    fixtures = [Fixture(g, 0, (entry.name,) * players, seed + g) for g in range(games)]
     pools: dict = {}
-    try:  # the processes start in a first match that is not counted, as in referee_games
-        side_by_side.play(game, variant, [Fixture(0, 0, (entry.name,) * players,
-                                                  seed + WARM_UP)],
-                          lambda name: entry, Limits(), PUBLIC_SECRET, inflight, pools)
-    except BaseException:
-        for procs in pools.values():
-            for proc in procs:
-                proc.close()
-        raise
-    before = children_cpu()
-    start, wall = time.process_time(), time.perf_counter()
+
+    def play(seeds) -> list[dict]:  # as play_match's games, on the same processes
+        return side_by_side.play(game, variant, [Fixture(g, 0, (entry.name,) * players, s)
+                                                 for g, s in enumerate(seeds)],
+                                 lambda name: entry, Limits(), PUBLIC_SECRET, inflight, pools)
+
     try:
-        results = side_by_side.play(game, variant, fixtures, lambda name: entry, Limits(),
-                                    PUBLIC_SECRET, inflight, pools)  # as play_match's games
+        play([seed + WARM_UP])  # the processes start in a match that is not counted
+        before = children_cpu()
+        start, wall = time.process_time(), time.perf_counter()
+        results = play([seed + g for g in range(games)])
         wall = time.perf_counter() - wall
         cpu = time.process_time() - start + children_cpu() - before  # the bots still running
     finally:

@@ -12,8 +12,8 @@
 4. **sandboxed**: the real bot processes, as ``arena bench``'s side-by-side row plays them -
    what the process boundary costs: switches between processes and the caches each finds
    cold. As there, the processes start in a match that is not counted; what their start-up
-   would add spread over these matches (one process per seat, from the CPU one takes to
-   start and stop) is printed apart.
+   would add spread over these matches (one process per seat, ``arena.bench.start_up``) is
+   printed apart.
 
 Each way runs ``--reps`` times, in turn, and the medians are printed (µs of CPU per asked
 move, runner and bots together). Run on one core, as ``arena bench`` is:
@@ -29,7 +29,6 @@ import orjson
 from arena import bench
 from arena.plugins import Registry
 from arena.sandbox import inflight, worker
-from arena.sandbox.process import Limits
 
 
 class InProcess:
@@ -78,20 +77,6 @@ class ThroughJson(InProcess):
     json = True
 
 
-def start_up_cpu(entry, game: str, variant: str, players: int, times: int = 3) -> float:
-    """The median CPU seconds (the process's own) a sandboxed bot process takes to start,
-    answer a ``start`` and stop."""
-    spent = []
-    for _ in range(times):
-        before = bench.children_cpu()
-        proc = inflight.Shared(entry, Limits())
-        proc.start(0, {"game": game, "variant": variant, "seat": 0, "players": players,
-                       "seed": 1})
-        proc.close()
-        spent.append(bench.children_cpu() - before)
-    return statistics.median(spent)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="tractor")
@@ -128,7 +113,7 @@ def main() -> None:
             row = run()
             times[name].append(bench.cpu_us_per_asked(row))
             asked = row["asked_per_game"] * row["games"]
-    start_up = start_up_cpu(entry, args.game, variant, players) * players / asked * 1e6
+    start_up = bench.start_up(entry, game, variant, players) * players / asked * 1e6
     print(f"{args.game} {variant}/{players}, {args.games} matches, median of {args.reps}: "
           "us of CPU per asked move")
     before = None
