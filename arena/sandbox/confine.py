@@ -65,14 +65,22 @@ def apply_rlimits(memory: int, cpu: int, file_size: int, open_files: int,
 
 # -- seccomp -----------------------------------------------------------------------------------
 
-#: What a Python bot may call (any other call fails with EPERM): memory, its own files and
-#: folders, time, its own signals and threads, waiting on its own descriptors.
-PYTHON_ALLOWED = (
+#: What any bot may call, whatever its language (any other call fails with EPERM): memory,
+#: its own files and folders, time, its own signals and threads, waiting on its own
+#: descriptors. The calls that take a choice (``ARGUMENT_RULES``) only with the choices
+#: that concern the bot alone. Not here, so refused: new processes, sockets (but a connected
+#: pair within the process), io_uring, inotify and fanotify, file locks and leases, shared
+#: futexes and ``futex_waitv``, page-cache probes and eviction (``mincore``, ``cachestat``,
+#: ``readahead``, ``RWF_NOWAIT``, ``MADV_PAGEOUT``...), counters the whole machine shares
+#: (``sysinfo``, ``statfs``), signals to, the memory of and the settings of other
+#: processes, System V IPC and POSIX message queues, raised limits, namespaces, mounts,
+#: keyrings, BPF, performance counters and kernel modules.
+ALLOWED = (
     # descriptors and files
     "read", "write", "readv", "writev", "pread64", "pwrite64", "preadv", "pwritev",
-    "preadv2", "pwritev2", "lseek", "close", "close_range", "dup", "dup2", "dup3", "ioctl",
+    "lseek", "close", "close_range", "dup", "dup2", "dup3", "ioctl",
     "open", "openat", "openat2", "creat", "stat", "fstat", "lstat", "newfstatat", "statx",
-    "statfs", "fstatfs", "access", "faccessat", "faccessat2", "readlink", "readlinkat",
+    "access", "faccessat", "faccessat2", "readlink", "readlinkat",
     "getdents", "getdents64", "getcwd", "chdir", "fchdir", "mkdir", "mkdirat", "rmdir",
     "unlink", "unlinkat", "rename", "renameat", "renameat2", "link", "linkat", "symlink",
     "symlinkat", "truncate", "ftruncate", "fsync", "fdatasync", "fallocate", "umask",
@@ -82,13 +90,13 @@ PYTHON_ALLOWED = (
     "epoll_ctl", "epoll_wait", "epoll_pwait", "epoll_pwait2", "timerfd_create",
     "timerfd_settime", "timerfd_gettime", "signalfd", "signalfd4",
     # memory
-    "mmap", "munmap", "mprotect", "mremap", "madvise", "brk", "msync", "membarrier",
+    "mmap", "munmap", "mprotect", "mremap", "brk", "msync", "membarrier",
     # time
     "nanosleep", "gettimeofday", "time", "times", "getitimer", "setitimer", "alarm",
     "timer_settime", "timer_gettime", "timer_getoverrun", "timer_delete",
     # signals, threads, its own identity
     "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "rt_sigpending", "rt_sigsuspend",
-    "rt_sigtimedwait", "sigaltstack", "pause", "futex", "futex_waitv", "set_robust_list",
+    "rt_sigtimedwait", "sigaltstack", "pause", "set_robust_list",
     "set_tid_address", "rseq", "gettid", "sched_yield", "sched_get_priority_max",
     "sched_get_priority_min", "exit", "exit_group", "arch_prctl", "wait4", "waitid",
     "getpid", "getppid", "getuid", "geteuid", "getgid", "getegid", "getgroups",
@@ -100,102 +108,95 @@ PYTHON_ALLOWED = (
     # can be made (``socket`` is not here, ``socketpair`` only for AF_UNIX)
     "sendmsg", "recvmsg", "sendto", "recvfrom", "shutdown", "getsockopt", "setsockopt",
     "getsockname", "getpeername")
-#: ``prctl`` options a Python bot may use: a thread's name, and reading its own settings
+#: What an executable (a bot in any language) may call besides: become its program (it
+#: is started by ``execve`` once confined), and memory protection keys (V8 uses them)
+EXEC_ALLOWED = ("execve", "execveat", "pkey_alloc", "pkey_free", "pkey_mprotect")
+#: ``prctl`` options a bot may use: a thread's name, and reading its own settings
 PRCTL_ALLOWED = (3, 15, 16, 21, 23, 30, 36, 39, 42, 0x53564D41)
-
-#: What no bot may call, an executable's deny-list (a Python bot's allow-list holds none)
-DENIED = ("fork", "vfork", "ptrace", "process_vm_readv", "process_vm_writev", "tkill",
-          "pidfd_open", "pidfd_send_signal", "pidfd_getfd", "socket", "setrlimit",
-          "unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "bpf",
-          "perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key",
-          "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
-          "reboot", "swapon", "swapoff", "acct", "quotactl", "quotactl_fd", "sethostname",
-          "setdomainname", "iopl", "ioperm", "process_madvise", "process_mrelease", "kcmp",
-          "name_to_handle_at", "open_by_handle_at", "flock", "syslog", "uselib", "ustat",
-          "sysfs", "_sysctl", "vhangup", "lookup_dcookie", "nfsservctl", "clock_settime",
-          "clock_adjtime", "settimeofday", "adjtimex", "move_pages", "migrate_pages",
-          "set_mempolicy_home_node", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
-          # rings, notifications and probes that see or reach past every other wall
-          "io_uring_setup", "io_uring_enter", "io_uring_register", "inotify_init",
-          "inotify_init1", "inotify_add_watch", "inotify_rm_watch", "fanotify_init",
-          "fanotify_mark", "mincore", "cachestat", "statmount", "listmount",
-          # new mount API
-          "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick",
-          "mount_setattr",
-          # System V IPC and POSIX message queues: channels between processes
-          "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl",
-          "semget", "semop", "semtimedop", "semctl", "ipc", "mq_open", "mq_unlink",
-          "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr")
-CLONE_THREAD = 0x00010000
-CLONE_NAMESPACES = 0x7E020000  # every CLONE_NEW* flag
-AF_UNIX = 1
-
-
-def build_seccomp(allow_exec: bool):
-    """The filter (not yet loaded), or None when libseccomp is not available: an allow-list
-    for a Python bot, a deny-list for an executable (``allow_exec``)."""
-    try:
-        import pyseccomp as sc
-    except Exception:  # no pyseccomp, or no libseccomp.so on this machine
-        return None
-    eperm = sc.ERRNO(errno.EPERM)
-    if allow_exec:
-        f = sc.SyscallFilter(defaction=sc.ALLOW)
-        for name in DENIED:
-            _rule(f, eperm, name)
-        f.add_rule(eperm, "clone", sc.Arg(0, sc.MASKED_EQ, CLONE_THREAD, 0))  # a process
-        f.add_rule(eperm, "clone", sc.Arg(0, sc.MASKED_EQ, CLONE_NAMESPACES | CLONE_THREAD,
-                                          CLONE_NAMESPACES | CLONE_THREAD))
-        f.add_rule(eperm, "kill", sc.Arg(0, sc.NE, os.getpid()))
-        f.add_rule(eperm, "tgkill", sc.Arg(0, sc.NE, os.getpid()))
-        f.add_rule(eperm, "socketpair", sc.Arg(0, sc.NE, AF_UNIX))
-        f.add_rule(eperm, "prlimit64", sc.Arg(2, sc.NE, 0))  # may read a limit, not set one
-        f.add_rule(eperm, "prlimit64", sc.Arg(0, sc.NE, 0))
-        for cmd in FCNTL_CHANNELS:
-            f.add_rule(eperm, "fcntl", sc.Arg(1, sc.EQ, cmd))
-        for name in OWN_ONLY:
-            _rule(f, eperm, name, sc.Arg(0, sc.NE, 0))
-        for name in ("getpriority", "setpriority", "ioprio_get", "ioprio_set"):
-            _rule(f, eperm, name, sc.Arg(0, sc.NE, 0))  # a process, not a group or a user
-            _rule(f, eperm, name, sc.Arg(1, sc.NE, 0))  # and that process itself
-        for name in ("clock_gettime", "clock_getres", "clock_nanosleep", "timer_create"):
-            _rule(f, eperm, name, sc.Arg(0, sc.MASKED_EQ, 1 << 31, 1 << 31))
-        f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")  # libc falls back to clone for threads
-        return f
-    f = sc.SyscallFilter(defaction=eperm)
-    for name in PYTHON_ALLOWED:
-        _rule(f, sc.ALLOW, name)
-    f.add_rule(sc.ALLOW, "clone", sc.Arg(0, sc.MASKED_EQ, CLONE_THREAD | CLONE_NAMESPACES,
-                                         CLONE_THREAD))  # a thread, in no new namespace
-    f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")  # libc falls back to clone for threads
-    f.add_rule(sc.ALLOW, "kill", sc.Arg(0, sc.EQ, os.getpid()))  # only itself
-    f.add_rule(sc.ALLOW, "tgkill", sc.Arg(0, sc.EQ, os.getpid()))
-    f.add_rule(sc.ALLOW, "socketpair", sc.Arg(0, sc.EQ, AF_UNIX))  # asyncio's self-pipe
-    f.add_rule(sc.ALLOW, "prlimit64", sc.Arg(0, sc.EQ, 0), sc.Arg(2, sc.EQ, 0))  # read own
-    for option in PRCTL_ALLOWED:
-        f.add_rule(sc.ALLOW, "prctl", sc.Arg(0, sc.EQ, option))
-    f.add_rule(sc.ALLOW, "fcntl", sc.Arg(1, sc.LT, 5))  # dup, get/set flags
-    for cmd in FCNTL_OWN:
-        _rule(f, sc.ALLOW, "fcntl", sc.Arg(1, sc.EQ, cmd))
-    for name in OWN_ONLY + ("getpriority", "setpriority"):
-        _rule(f, sc.ALLOW, name, sc.Arg(0, sc.EQ, 0), *(
-            (sc.Arg(1, sc.EQ, 0),) if name.endswith("priority") else ()))
-    for name in ("clock_gettime", "clock_getres", "clock_nanosleep", "timer_create"):
-        _rule(f, sc.ALLOW, name, sc.Arg(0, sc.MASKED_EQ, 1 << 31, 0))  # not another's clock
-    return f
-
-
-#: fcntl commands on a descriptor's own settings: F_DUPFD_CLOEXEC, pipe sizes, seals (besides
-#: F_DUPFD, F_GETFD, F_SETFD, F_GETFL and F_SETFL, 0 to 4)
-FCNTL_OWN = (1030, 1031, 1032, 1033, 1034)
-#: fcntl commands that would pass information between processes through a file both can
-#: read: locks (F_GETLK, F_SETLK, F_SETLKW and their OFD forms), leases, directory
-#: notifications, and I/O signals sent to another process (F_SETOWN, F_SETSIG, F_SETOWN_EX)
-FCNTL_CHANNELS = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026, 8, 10, 15)
+#: fcntl commands on a descriptor's own settings: F_DUPFD, F_GETFD, F_SETFD, F_GETFL,
+#: F_SETFL, F_DUPFD_CLOEXEC, pipe sizes, seals. Not the ones that pass information between
+#: processes through a file both can read: locks (F_GETLK, F_SETLK, F_SETLKW and their OFD
+#: forms), leases, directory notifications, I/O signals sent to another process.
+FCNTL_OWN = (0, 1, 2, 3, 4, 1030, 1031, 1032, 1033, 1034)
+#: ``madvise`` advice about the bot's own memory: not MADV_COLD or MADV_PAGEOUT (which
+#: evict a shared file's pages from the page cache), MADV_MERGEABLE (pages merged with
+#: other processes' by content), MADV_HUGEPAGE or MADV_COLLAPSE (a shared file's pages
+#: collapsed into huge pages), MADV_REMOVE, or the poisoning ones
+MADVISE_OWN = (0, 1, 2, 3, 4, 8, 10, 11, 15, 16, 17, 18, 19, 22, 23, 24, 102, 103)
+#: ``posix_fadvise`` advice an executable may give: the read-ahead pattern of its own
+#: descriptor (not WILLNEED, DONTNEED or NOREUSE, which change the page cache)
+FADVISE_OWN = (0, 1, 2)
 #: calls allowed on the calling process only (pid argument 0): its scheduling and affinity
 OWN_ONLY = ("sched_setaffinity", "sched_getaffinity", "sched_setparam", "sched_getparam",
             "sched_setscheduler", "sched_getscheduler", "sched_setattr", "sched_getattr",
             "sched_rr_get_interval")
+FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME = 128, 256
+#: shared futex operations answered 0 without being made: FUTEX_WAIT, FUTEX_WAKE,
+#: FUTEX_REQUEUE, FUTEX_CMP_REQUEUE, FUTEX_WAKE_OP, FUTEX_WAIT_BITSET, FUTEX_WAKE_BITSET
+FUTEX_ANSWERED = (0, 1, 3, 4, 5, 9, 10)
+CLONE_THREAD = 0x00010000
+CLONE_NAMESPACES = 0x7E020000  # every CLONE_NEW* flag
+AF_UNIX = 1
+#: The bits of an argument the kernel reads as a C ``int``: every comparison of such an
+#: argument is made on them alone, so that ``fcntl(fd, F_OFD_SETLK | 1 << 32)`` - which the
+#: kernel runs as ``F_OFD_SETLK`` - is seen as ``F_OFD_SETLK``.
+INT = 0xFFFF_FFFF
+
+
+def build_seccomp(allow_exec: bool):
+    """The filter (not yet loaded), or None when libseccomp is not available: an allow-list
+    (``ALLOWED``, with ``EXEC_ALLOWED`` for an executable, ``allow_exec``), every argument
+    compared on the bits the kernel reads."""
+    try:
+        import pyseccomp as sc
+    except Exception:  # no pyseccomp, or no libseccomp.so on this machine
+        return None
+
+    def is_(index: int, value: int):  # an ``int`` argument equal to ``value``
+        return sc.Arg(index, sc.MASKED_EQ, INT, value & INT)
+
+    f = sc.SyscallFilter(defaction=sc.ERRNO(errno.EPERM))
+    for name in ALLOWED + (EXEC_ALLOWED if allow_exec else ()):
+        _rule(f, sc.ALLOW, name)
+    # a thread, in no new namespace (the kernel reads the flags' low 32 bits)
+    f.add_rule(sc.ALLOW, "clone", sc.Arg(0, sc.MASKED_EQ, CLONE_THREAD | CLONE_NAMESPACES,
+                                         CLONE_THREAD))
+    f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")  # libc falls back to clone for threads
+    for name in ("kill", "tgkill"):  # only itself
+        f.add_rule(sc.ALLOW, name, is_(0, os.getpid()))
+    f.add_rule(sc.ALLOW, "socketpair", is_(0, AF_UNIX))  # asyncio's self-pipe
+    f.add_rule(sc.ALLOW, "prlimit64", is_(0, 0), sc.Arg(2, sc.EQ, 0))  # read its own
+    for option in PRCTL_ALLOWED:
+        f.add_rule(sc.ALLOW, "prctl", is_(0, option))
+    for cmd in FCNTL_OWN:
+        _rule(f, sc.ALLOW, "fcntl", is_(1, cmd))
+    for pid in (0, os.getpid()):  # 0 or its own pid: itself
+        for name in OWN_ONLY:
+            _rule(f, sc.ALLOW, name, is_(0, pid))
+        for name in ("getpriority", "setpriority"):  # a process (0), not a group or a user
+            f.add_rule(sc.ALLOW, name, is_(0, 0), is_(1, pid))
+    for name in ("clock_gettime", "clock_getres", "clock_nanosleep", "timer_create"):
+        _rule(f, sc.ALLOW, name, sc.Arg(0, sc.MASKED_EQ, 1 << 31, 0))  # not another's clock
+    # futexes keyed on its own memory only: a shared one on a page of a file every jail
+    # maps (libc, say) would be the same futex in every jail. A shared wait or wake is not
+    # made but answered 0 - a wake that woke nobody, a wait woken at once, after which its
+    # caller looks at the word again - as libc's ``pthread_join`` (a shared wait on the
+    # thread's id, which the kernel clears) needs; any other shared operation is refused.
+    f.add_rule(sc.ALLOW, "futex", sc.Arg(1, sc.MASKED_EQ, FUTEX_PRIVATE_FLAG,
+                                         FUTEX_PRIVATE_FLAG))
+    for op in FUTEX_ANSWERED:
+        f.add_rule(sc.ERRNO(0), "futex", sc.Arg(1, sc.MASKED_EQ, INT & ~FUTEX_CLOCK_REALTIME,
+                                                op))
+    for name in ("futex_waitv", "futex_wake", "futex_wait", "futex_requeue"):
+        _rule(f, sc.ERRNO(errno.ENOSYS), name)  # futexes of any kind: not on this kernel
+    for name in ("preadv2", "pwritev2"):  # no flags: RWF_NOWAIT tells what is cached
+        _rule(f, sc.ALLOW, name, is_(5, 0))
+    for advice in MADVISE_OWN:
+        f.add_rule(sc.ALLOW, "madvise", is_(2, advice))
+    if allow_exec:
+        for advice in FADVISE_OWN:
+            _rule(f, sc.ALLOW, "fadvise64", is_(3, advice))
+    return f
 
 
 def _rule(f, action, name, *args) -> None:
@@ -270,19 +271,24 @@ def apply_landlock(read: list[str], write: list[str]) -> int:
     return abi
 
 
-def system_read_paths() -> list[str]:
-    """What any program (and the Python interpreter) needs to read to start and run: the
-    system's folders, a few files of /etc (``arena.sandbox.jail``), the Python installation."""
-    from .jail import ETC, SYSTEM
+#: the devices a bot may read (its jail's /dev holds these only)
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 
-    prefixes = sorted({sys.prefix, sys.base_prefix, sys.exec_prefix})
-    paths = [*SYSTEM, *ETC, "/dev/null", "/dev/urandom", "/dev/random", "/dev/zero",
-             "/dev/full", *prefixes]
-    # the import path's folders inside the installation (a .pth file may add any folder
-    # of the machine: the runner names the packages a bot needs, arena's own included)
-    paths += [p for p in sys.path if p and os.path.isdir(p) and any(
-        os.path.abspath(p).startswith(x.rstrip("/") + "/") for x in prefixes)]
-    return sorted(set(paths))
+
+def without(read: list[str], hidden: list[str]) -> list[str]:
+    """``read`` as Landlock's rules where no jail's root hides the folders ``hidden``: a
+    folder of ``read`` holding one is opened entry by entry, that one left out."""
+    out = []
+    for path in read:
+        inner = [h for h in hidden if h.startswith(path.rstrip("/") + "/")]
+        if not inner or not os.path.isdir(path):
+            out.append(path)
+            continue
+        for name in os.listdir(path):
+            child = os.path.join(path, name)
+            if child not in inner:
+                out += without([child], inner)
+    return out
 
 
 def confine(limits: dict, read: list[str], write: list[str], allow_exec: bool) -> dict:

@@ -66,13 +66,6 @@ SECUREBITS = 1 | 2 | 8 | 32 | 64 | 128
 #: The default uid range of bot processes under a root runner: as many uids as Linux has
 #: pids at most (PID_MAX_LIMIT), far above the ranges distributions hand out.
 DEFAULT_UIDS = (0x70000000, 0x70000000 + 4 * 1024 * 1024 - 1)
-#: What a program needs of /etc to start (the dynamic loader's cache, the alternatives
-#: Debian's awk and others are reached through, the time zone, the user database) - not
-#: the rest of it
-ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
-       "/etc/localtime", "/etc/nsswitch.conf", "/etc/passwd", "/etc/group", "/etc/ssl",
-       "/etc/mime.types")
-SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 DEVICES = ("null", "zero", "full", "random", "urandom")
 #: the jail's own folders: nothing of the machine is bound over (or above) them
 OWN_PLACES = ("/tmp", "/dev", "/proc")
@@ -151,10 +144,11 @@ def _walk(path: str, binds: dict, links: dict, depth: int = 0) -> None:
 
 def plan(read: list[str]) -> tuple[list, list]:
     """``(binds, links)``: the folders and files to bind read-only (path, is a folder) and
-    the symbolic links to make, for the system's folders, its ``ETC`` files and ``read``."""
+    the symbolic links to make, for ``read`` (what the runner lets the jail see:
+    ``arena.sandbox.view``)."""
     binds: dict[str, bool] = {}
     links: dict[str, str] = {}
-    for path in [*SYSTEM, *ETC, *read]:
+    for path in read:
         _walk(path, binds, links)
     kept: list[tuple[str, bool]] = []
     for path, is_dir in sorted(binds.items()):  # a path under a bound folder is there already
@@ -292,7 +286,8 @@ def _locked_flags(path: str) -> int:
     return flags
 
 
-def _bind(old: str, path: str, is_dir: bool, writable: bool = False) -> None:
+def _bind(old: str, path: str, is_dir: bool, writable: bool = False,
+          noatime: bool = False) -> None:
     os.makedirs(os.path.dirname(path) or "/", exist_ok=True)
     if is_dir:
         os.makedirs(path, exist_ok=True)
@@ -301,13 +296,18 @@ def _bind(old: str, path: str, is_dir: bool, writable: bool = False) -> None:
     source = old + path
     _mount(source, path, None, MS_BIND)
     if not writable:
-        _mount(None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID
-               | _locked_flags(path))
+        flags = _locked_flags(path)
+        if noatime:  # no read of the bot's changes a file's access time
+            flags = flags & ~(MS_RELATIME | MS_STRICTATIME) | MS_NOATIME | MS_NODIRATIME
+        _mount(None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | flags)
 
 
-def build_root(binds: list, links: list, folder: dict, uid: int, gid: int) -> dict:
+def build_root(binds: list, links: list, folder: dict, uid: int, gid: int,
+               hidden: list = (), noatime: bool = False) -> dict:
     """Make this mount namespace's root the bot's (see the module's docstring); ``folder``:
-    the limits of its ``/tmp`` (``disk_mb``, ``files``)."""
+    the limits of its ``/tmp`` (``disk_mb``, ``files``); ``hidden``: folders inside the
+    binds covered by an empty one; ``noatime``: the binds never change an access time (a
+    root runner's: a user namespace may not change a mount's access-time flags)."""
     _check(_libc.unshare(CLONE_NEWNS), "unshare(mount)")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     new = "/tmp"  # the new root is made here: pivot_root moves it, and /tmp is seen again
@@ -323,9 +323,13 @@ def build_root(binds: list, links: list, folder: dict, uid: int, gid: int) -> di
            f"nr_inodes={folder['files']}")
     for path, is_dir in binds:
         try:
-            _bind(old, path, is_dir)
+            _bind(old, path, is_dir, noatime=noatime)
         except OSError:
             continue  # a path that cannot be bound stays out (the bot cannot read it)
+    for path in hidden:
+        if os.path.isdir(path):
+            _mount("arena", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                   "mode=0555,size=4k,nr_inodes=1")
     for path, target in links:
         if not os.path.lexists(path):
             os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -443,7 +447,8 @@ def enter(config: dict) -> dict:
     os.close(read_end)
     _orphan_dies(keeper)
     try:
-        layers.update(build_root(binds, links, jail.get("folder") or FOLDER, uid, gid))
+        layers.update(build_root(binds, links, jail.get("folder") or FOLDER, uid, gid,
+                                 config.get("hidden", []), noatime=root))
         layers["root"] = True
         layers["namespaces"].append("mount")
     except OSError as e:

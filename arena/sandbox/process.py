@@ -29,7 +29,7 @@ from pathlib import Path
 import orjson
 
 from ..errors import BotFault, said, shown
-from . import deltas
+from . import deltas, view
 
 PROTOCOL = 1
 MAX_LINE = 1 << 20  # longest answer a bot may send (bytes)
@@ -211,8 +211,12 @@ class Worker:
             self.dir = home = cwd = _disk_folder()
             write = [self.dir]
         mode = mode or ("exec" if spec["kind"] == "exec" else "serve")
+        system, hidden = view.system_paths([spec["target"][0]] if mode == "exec" else [])
+        extra = dict(extra or {})
+        read = sorted({*system, *(read_paths(spec) if spec else []), *extra.pop("read", [])})
+        view.warm(read, hidden)  # every file it can read in memory before it starts
         config = {"mode": mode, "bot": spec, "limits": limits.to_json(),
-                  "read": read_paths(spec) if spec else [], "write": write,
+                  "read": read, "hidden": hidden, "write": write,
                   "jail": {"uids": _bot_uids(), "disk_folder": self.dir,
                            "folder": {"disk_mb": limits.disk_mb, "files": limits.files}},
                   **(extra or {})}
@@ -611,9 +615,7 @@ def _inside(path: Path, folder: Path) -> bool:
 
 
 def _SYSTEM_PROGRAMS() -> list[str]:  # noqa: N802 - a constant, computed when asked
-    from .jail import SYSTEM
-
-    return [*SYSTEM, "/opt", sys.prefix, sys.base_prefix, sys.exec_prefix]
+    return [*view.SYSTEM, "/opt", sys.prefix, sys.base_prefix, sys.exec_prefix]
 
 
 def probe(limits: Limits | None = None) -> dict:

@@ -245,12 +245,14 @@ def main(argv: list[str]) -> None:
     if mode == "probe":  # what the probe uses, loaded while the installation is reachable
         import platform  # noqa: F401
         import socket  # noqa: F401
-    config["read"] = sorted({*confine.system_read_paths(), *config.get("read", [])})
     jailed = jail.enter(config)
     facts = jail.report(jailed) if mode == "probe" else None
     write = ["/tmp"] if jailed["root"] else [os.getcwd()]
+    read = config["read"] if jailed["root"] else confine.without(config["read"],
+                                                                  config.get("hidden", []))
     # its own /proc shows its init and itself only: its own memory use, say, may be read
-    read = config["read"] + (["/proc"] if jailed.get("proc") == "subset=pid" else [])
+    read = [*read, *confine.DEVICES] + (["/proc"] if jailed.get("proc") == "subset=pid"
+                                         else [])
     layers = confine.confine(config["limits"], read, write, allow_exec=mode == "exec")
     if mode == "exec":
         os.dup2(protocol_out.fileno(), 1)
