@@ -202,9 +202,11 @@ def pytest_xdist_auto_num_workers(config):
 
 
 def pytest_itemcollected(item):
-    """Tests run on every core, but for three kinds kept together on one worker, in order:
+    """Tests run on every core, but for four kinds kept together on one worker, in order:
     ``serial`` tests (they kill processes, time something or load the machine), which go
-    one at a time; the tests of the one PostgreSQL database (the ``pg`` fixture drops its
+    one at a time; the ``pagecache`` tests (some put files every jail sees out of memory,
+    which would open the page-cache channels to colluders running beside them); the tests
+    of the one PostgreSQL database (the ``pg`` fixture drops its
     tables); and the tests of a module with a module-scoped fixture (built once, not once
     per worker). Groups are xdist's ``xdist_group``, marked as each test is collected, so
     that they are there before xdist reads them (its ``pytest_collection_modifyitems``);
@@ -212,6 +214,8 @@ def pytest_itemcollected(item):
     names = getattr(item, "fixturenames", ())
     if item.get_closest_marker("serial"):
         group = "serial"
+    elif item.get_closest_marker("pagecache"):
+        group = "pagecache"
     elif "pg" in names:
         group = "postgres"
     elif any(d.scope == "module" for name in names

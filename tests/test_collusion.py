@@ -8,7 +8,9 @@ processes outside the sandbox."""
 
 import importlib.util
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -80,20 +82,107 @@ def _random():
     return PythonBot(RandomBot(), "random")
 
 
+#: An executable colluder (``collude.py``'s channels, tried by a Python program run as an
+#: executable: it gets an executable's seccomp filter): protocol 1, its claims sent as errors
+EXEC_COLLUDER = r"""
+import importlib.machinery, importlib.util, json, os, sys
+loader = importlib.machinery.SourceFileLoader("collude", sys.argv[1])
+collude = importlib.util.module_from_spec(importlib.util.spec_from_loader("collude", loader))
+loader.exec_module(collude)
+bot = collude.Colluder()
+bot.tag = sys.argv[2]
+out = os.fdopen(os.dup(1), "w")
+sys.stdout = sys.stderr  # what it prints goes to its log
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "start":
+        bot.start(msg)
+        print(json.dumps({"type": "ready"}), file=out, flush=True)
+    elif msg["type"] == "act":
+        try:
+            answer = {"type": "action", "action": bot.act(msg["observation"], msg["legal"])}
+        except RuntimeError as e:
+            answer = {"type": "error", "error": str(e)}
+        print(json.dumps(answer), file=out, flush=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def executables(tmp_path_factory) -> Path:
+    """A bots folder of executable colluders: ``xcolluder`` and ``xaccomplice`` (Tractor),
+    ``xecho`` (Vändtia)."""
+    folder = tmp_path_factory.mktemp("xbots")
+    shutil.copy(HOSTILE / "collude.py", folder / "collude.src")  # no .py: not a bot file
+    (folder / "xcollude.prog").write_text(EXEC_COLLUDER)
+    for name, game, tag in (("xcolluder", "tractor", "collude"),
+                            ("xaccomplice", "tractor", "collude"), ("xecho", "vandtia", "echo")):
+        (folder / f"{name}.toml").write_text(
+            f'name = "{name}"\ngames = ["{game}"]\n'
+            f'command = ["{sys.executable}", "xcollude.prog", "collude.src", "{tag}"]\n')
+    return folder
+
+
+def _bots(kind: str, executables: Path) -> tuple[tuple, str]:
+    """The bots folders and the name prefix of the colluders of ``kind``."""
+    return ((str(HOSTILE),), "") if kind == "python" else ((str(executables),), "x")
+
+
 @pytest.mark.slow
-def test_two_bots_in_mixed_teams_cannot_pass_cards_between_their_processes():
-    registry = Registry(bots_dirs=[HOSTILE])
+@pytest.mark.pagecache
+@pytest.mark.parametrize("inflight", [1, 16])
+@pytest.mark.parametrize("kind", ["python", "exec"])
+def test_two_bots_in_mixed_teams_cannot_pass_cards_between_their_processes(kind, inflight,
+                                                                            executables):
+    folders, x = _bots(kind, executables)
+    registry = Registry(bots_dirs=list(folders))
     game = registry.game("tractor")
     secret = new_secret()
+    colluder, accomplice = x + "colluder", x + "accomplice"
     batch = [Fixture(i, 0, seats, keyed_seed(secret, "deal", 0, i))
-             for i, seats in enumerate([("colluder", "random", "accomplice", "random"),
-                                        ("random", "accomplice", "random", "colluder")] * 2)]
-    results = play_batch("tractor", "deal", (str(HOSTILE),), "", batch, secret)
+             for i, seats in enumerate([(colluder, "random", accomplice, "random"),
+                                        ("random", accomplice, "random", colluder)] * 2)]
+    results = play_batch("tractor", "deal", folders, "", batch, secret, inflight=inflight)
     faults = [r["result"]["faults"] for r in results]
     assert faults == [[None] * 4] * len(batch), faults
     for r in results:
         assert not true_claims(game, "deal", 4, r["seed"], json.loads(r["replay"]),
                                r["result"]["faults"])
+
+
+#: the channels through kernel state keyed on files every jail sees, each tried alone
+FILE_KEYED = ["futex", "flock", "fcntl-lock", "ofd-lock", "nowait", "read-timing"]
+
+
+@pytest.mark.slow
+@pytest.mark.pagecache
+@pytest.mark.parametrize("inflight", [1, 16])
+@pytest.mark.parametrize("kind", ["python", "exec"])
+@pytest.mark.parametrize("channel", FILE_KEYED)
+def test_partners_and_duplicates_pass_nothing_through_files_every_jail_sees(channel, kind,
+                                                                             inflight,
+                                                                             executables):
+    """Each channel alone, so that each is shown closed (with all of them, the first that
+    carried a hand would hide the others): between Tractor partners in mixed teams, and
+    between the processes of one bot playing a deal and its duplicate."""
+    folders, x = _bots(kind, executables)
+    registry = Registry(bots_dirs=list(folders))
+    secret = new_secret()
+    colluder, accomplice = (f"{x}{name}:channel={channel}" for name in ("colluder",
+                                                                         "accomplice"))
+    partners = [Fixture(i, 0, seats, keyed_seed(secret, "deal", 0, i))
+                for i, seats in enumerate([(colluder, "random", accomplice, "random"),
+                                           ("random", accomplice, "random", colluder)])]
+    defn = SeasonDef("s", "vandtia", "cardems", 2, (f"{x}echo:channel={channel}", "random"),
+                     2, 1)
+    for game, variant, batch, secret in (("tractor", "deal", partners, secret),
+                                         ("vandtia", "cardems", list(fixtures(defn)),
+                                          defn.secret)):
+        results = play_batch(game, variant, folders, "", batch, secret, inflight=inflight)
+        faults = [r["result"]["faults"] for r in results]
+        assert all(f is None for fs in faults for f in fs), faults
+        for r in results:
+            assert not true_claims(registry.game(game), variant, len(r["seats"]), r["seed"],
+                                   json.loads(r["replay"]), r["result"]["faults"])
 
 
 #: each channel the colluders try, outside the sandbox: the reader opens its end and says
@@ -103,7 +192,7 @@ import sys
 sys.path.insert(0, {folder!r})
 import collude
 {prelude}
-collude.fetch({channel!r}, "unconfined", 2)  # opens (binds, creates) its end
+collude.prepare({channel!r}, "unconfined", 2)  # opens (binds, creates, maps) its end
 print("ready", flush=True)
 sys.stdin.readline()
 print(collude.fetch({channel!r}, "unconfined", 2).decode(), flush=True)
@@ -113,8 +202,11 @@ import sys
 sys.path.insert(0, {folder!r})
 import collude
 {prelude}
-collude.publish({channel!r}, "unconfined", 2, b"seat 2 holds 10H QS")
+collude.publish({channel!r}, "unconfined", 2, {hand!r})
+print("published", flush=True)
+sys.stdin.readline()  # what it holds (locks, a waiting thread) it holds until read
 """
+HAND = b'{"seat": 2, "hand": ["10H", "QS"]}'
 
 
 #: the io_uring channel's processes refuse themselves ``socket`` first, as a seccomp
@@ -133,21 +225,42 @@ except PermissionError:
 """
 
 
+@pytest.fixture
+def cold_pages():
+    """The page-cache channels' files out of memory, as files of the system may be; read
+    in again after the test (other tests' jails would find them cold)."""
+    collude = _collude()
+    collude.evict(collude.page_files())
+    yield collude.page_files()
+    collude.read_in(collude.page_files())
+
+
+@pytest.mark.pagecache
 @pytest.mark.parametrize("channel", ["sysv-shm", "sysv-msg", "sysv-sem", "posix-mq",
                                      "posix-shm", "tmp-file", "abstract-socket", "inotify",
-                                     "io_uring-udp"])
-def test_every_channel_the_colluders_try_is_real_outside_the_sandbox(channel):
-    args = {"folder": str(HOSTILE), "channel": channel,
+                                     "io_uring-udp", "futex", "flock", "fcntl-lock",
+                                     "ofd-lock", "nowait", "read-timing"])
+def test_every_channel_the_colluders_try_is_real_outside_the_sandbox(channel, request):
+    if channel in ("nowait", "read-timing"):
+        request.getfixturevalue("cold_pages")
+    args = {"folder": str(HOSTILE), "channel": channel, "hand": HAND,
             "prelude": NO_SOCKET if channel == "io_uring-udp" else ""}
     reader = subprocess.Popen([sys.executable, "-c", READER.format(**args)], text=True,
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    writer = None
     try:
         assert reader.stdout.readline() == "ready\n"
-        subprocess.run([sys.executable, "-c", WRITER.format(**args)], check=True, timeout=60)
+        writer = subprocess.Popen([sys.executable, "-c", WRITER.format(**args)], text=True,
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        assert writer.stdout.readline() == "published\n"
         out, _ = reader.communicate("go\n", timeout=60)
-        assert out == "seat 2 holds 10H QS\n"
+        assert out.encode() == HAND + b"\n"
+        writer.communicate("done\n", timeout=60)
+        assert writer.returncode == 0
     finally:
         reader.kill()
+        if writer is not None:
+            writer.kill()
         _collude().cleanup(channel, "unconfined", 2)
 
 
@@ -171,19 +284,71 @@ def test_no_process_plays_the_duplicate_of_a_deal_it_has_played():
 
 
 @pytest.mark.slow
+@pytest.mark.pagecache
 @pytest.mark.parametrize("inflight", [1, 16])
-def test_the_processes_of_one_bot_pass_nothing_between_a_deal_and_its_duplicate(inflight):
-    registry = Registry(bots_dirs=[HOSTILE])
+@pytest.mark.parametrize("kind", ["python", "exec"])
+def test_the_processes_of_one_bot_pass_nothing_between_a_deal_and_its_duplicate(kind,
+                                                                                 inflight,
+                                                                                 executables):
+    folders, x = _bots(kind, executables)
+    registry = Registry(bots_dirs=list(folders))
     game = registry.game("vandtia")
-    defn = SeasonDef("s", "vandtia", "cardems", 2, ("echo", "random"), 3, 1)
+    defn = SeasonDef("s", "vandtia", "cardems", 2, (x + "echo", "random"), 3, 1)
     batch = list(fixtures(defn))
-    results = play_batch("vandtia", "cardems", (str(HOSTILE),), "", batch, defn.secret,
+    results = play_batch("vandtia", "cardems", folders, "", batch, defn.secret,
                          inflight=inflight)
     faults = [r["result"]["faults"] for r in results]
     assert faults == [[None, None]] * len(batch), faults
     for r in results:
         assert not true_claims(game, "cardems", 2, r["seed"], json.loads(r["replay"]),
                                r["result"]["faults"])
+
+
+#: a runner of its own: a batch of the mixed-teams colluders, its results as JSON
+RUNNER = """
+import json, sys
+from arena.cards import keyed_seed
+from arena.leagues.scheduler import Fixture, play_batch
+secret, folder, inflight = sys.argv[1], sys.argv[2], int(sys.argv[3])
+batch = [Fixture(i, 0, seats, keyed_seed(secret, "deal", 0, i))
+         for i, seats in enumerate([("colluder", "random", "accomplice", "random"),
+                                    ("random", "accomplice", "random", "colluder")] * 2)]
+print(json.dumps(play_batch("tractor", "deal", (folder,), "", batch, secret,
+                            inflight=inflight)))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.pagecache
+@pytest.mark.parametrize("inflight", [1, 16])
+def test_files_out_of_memory_are_read_in_before_a_bot_starts(cold_pages, inflight):
+    """The page-cache channels' files are out of memory when a runner starts: it reads them
+    in (with everything else a jail sees) before any bot starts, so the colluders' reads
+    and timings of them tell nothing."""
+    from arena.sandbox import view
+
+    collude = _collude()
+    fd = os.open(cold_pages[0], os.O_RDONLY)
+    try:
+        assert not view.resident(fd, os.fstat(fd).st_size)  # out of memory now
+    finally:
+        os.close(fd)
+    secret = new_secret()
+    run = subprocess.run([sys.executable, "-c", RUNNER, secret, str(HOSTILE), str(inflight)],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    results = json.loads(run.stdout)
+    game = Registry().game("tractor")
+    assert [r["result"]["faults"] for r in results] == [[None] * 4] * len(results)
+    for r in results:
+        assert not true_claims(game, "deal", 4, r["seed"], json.loads(r["replay"]),
+                               r["result"]["faults"])
+    for path in collude.page_files():
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            assert view.resident(fd, os.fstat(fd).st_size), path
+        finally:
+            os.close(fd)
 
 
 @pytest.mark.slow
