@@ -166,15 +166,15 @@ def test_partners_and_duplicates_pass_nothing_through_files_every_jail_sees(chan
     between the processes of one bot playing a deal and its duplicate."""
     folders, x = _bots(kind, executables)
     registry = Registry(bots_dirs=list(folders))
-    secret = new_secret()
+    key = new_secret()
     colluder, accomplice = (f"{x}{name}:channel={channel}" for name in ("colluder",
                                                                          "accomplice"))
-    partners = [Fixture(i, 0, seats, keyed_seed(secret, "deal", 0, i))
+    partners = [Fixture(i, 0, seats, keyed_seed(key, "deal", 0, i))
                 for i, seats in enumerate([(colluder, "random", accomplice, "random"),
                                            ("random", accomplice, "random", colluder)])]
     defn = SeasonDef("s", "vandtia", "cardems", 2, (f"{x}echo:channel={channel}", "random"),
                      2, 1)
-    for game, variant, batch, secret in (("tractor", "deal", partners, secret),
+    for game, variant, batch, secret in (("tractor", "deal", partners, key),
                                          ("vandtia", "cardems", list(fixtures(defn)),
                                           defn.secret)):
         results = play_batch(game, variant, folders, "", batch, secret, inflight=inflight)

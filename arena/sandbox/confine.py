@@ -37,7 +37,6 @@ import ctypes
 import errno
 import os
 import resource
-import sys
 
 MiB = 1024 * 1024
 _libc = ctypes.CDLL(None, use_errno=True)

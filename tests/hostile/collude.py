@@ -636,7 +636,7 @@ def _page_channel(probe):
     def channel(data, tag, slot):
         pages = _pages(_slot(tag, slot))
         if data is not None:
-            for (fd, m, offset), bit in zip(pages, _bits(pack(data)), strict=True):
+            for (_fd, m, offset), bit in zip(pages, _bits(pack(data)), strict=True):
                 if bit:
                     m[offset]  # its page read in
             return None
