@@ -149,6 +149,38 @@ def test_kernel_channels_and_priorities_are_refused(tmp_path, attack):
         assert unconfined(attack, target=str(tmp_path))
 
 
+def _record() -> str:
+    """A file every jail sees and no program reads (pip's list of an installed package's
+    files), owned by whoever installed the environment (this test's user)."""
+    from importlib import metadata
+
+    return str(metadata.distribution("pluggy").locate_file(
+        next(f for f in metadata.distribution("pluggy").files if f.name == "RECORD")))
+
+
+RECORD = _record()
+
+
+def _access_time_long_past() -> None:
+    """The file's access time set before its change time: under ``relatime`` its next read
+    updates it."""
+    os.utime(RECORD, ns=(0, os.stat(RECORD).st_mtime_ns))
+
+
+def test_a_bots_read_changes_no_access_time_another_jail_could_see():
+    """In a jail, a file is read through a read-only bind, which never updates an access
+    time; without a jail (``test_without_namespaces_...``), through the machine's own mount,
+    after the runner has spent the update."""
+    _access_time_long_past()
+    run = subprocess.run([sys.executable, "-m", "arena", "--bots-dir", str(HOSTILE), "play",
+                          "vandtia", f"thief:attack=atime,target={RECORD}", "random",
+                          "--seed", "1", "--json"], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["result"]["faults"] == [None, None], run.stdout
+    _access_time_long_past()  # control: a plain process's read updates it
+    assert unconfined("atime", target=RECORD).startswith("access time 0 -> ")
+
+
 EXEC_THIEF = """
 import json, runpy, sys
 attacks = runpy.run_path(sys.argv[1])["ATTACKS"]
@@ -719,6 +751,10 @@ def test_without_namespaces_a_bot_still_plays_unprivileged_and_leaves_nothing(tm
     assert json.loads(run.stdout)["result"]["faults"] == [None, None]  # refused, played on
     run = _without_namespaces("--bots-dir", str(HOSTILE), "play", "vandtia",
                               "thief:attack=root", "random", "--json")
+    assert json.loads(run.stdout)["result"]["faults"] == [None, None], run.stdout
+    _access_time_long_past()  # read through the machine's mount: the runner read it first
+    run = _without_namespaces("--bots-dir", str(HOSTILE), "play", "vandtia",
+                              f"thief:attack=atime,target={RECORD}", "random", "--json")
     assert json.loads(run.stdout)["result"]["faults"] == [None, None], run.stdout
     left = {n for n in set(os.listdir(tempfile.gettempdir())) - before
             if n.startswith("arena-bot")}

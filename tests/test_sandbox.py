@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import socket
+import subprocess
 import sys
 import tempfile
 import textwrap
@@ -356,6 +357,95 @@ def test_the_node_example_bot_plays_every_game_at_k_16(tmp_path):
     assert run.returncode == 0 and "lownode" in run.stdout, run.stderr
 
 
+#: A bot in C: a thread started and joined at every move (libc's join waits on a shared
+#: futex, which its filter answers without making), the first legal action answered
+C_BOT = r"""
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+static void *nothing(void *arg) { return arg; }
+int main(void) {
+    static char line[1 << 20];
+    while (fgets(line, sizeof line, stdin)) {
+        pthread_t t;
+        pthread_create(&t, NULL, nothing, NULL);
+        pthread_join(t, NULL);
+        if (strstr(line, "\"type\": \"start\"") || strstr(line, "\"type\":\"start\"")) {
+            puts("{\"type\":\"ready\"}");
+        } else if (strstr(line, "\"act\"")) {
+            char *p = strstr(line, "\"legal\":[") + 9, *e = p;
+            while (*e != ',' && *e != ']') e++;
+            *e = 0;
+            printf("{\"type\":\"action\",\"action\":%s}\n", p);
+        }
+        fflush(stdout);
+    }
+    return 0;
+}
+"""
+RUST_BOT = r"""
+use std::io::{self, BufRead, Write};
+fn main() {
+    let mut out = io::stdout();
+    for line in io::stdin().lock().lines() {
+        let line = line.unwrap();
+        std::thread::spawn(|| 0).join().unwrap();
+        if line.contains("\"start\"") {
+            writeln!(out, "{{\"type\":\"ready\"}}").unwrap();
+        } else if let Some(i) = line.find("\"legal\":[") {
+            let rest = &line[i + 9..];
+            let end = rest.find(|c| c == ',' || c == ']').unwrap();
+            writeln!(out, "{{\"type\":\"action\",\"action\":{}}}", &rest[..end]).unwrap();
+        }
+        out.flush().unwrap();
+    }
+}
+"""
+
+
+def _build(kind: str, folder: Path) -> list[str]:
+    """Build the bot of ``kind`` in ``folder``: its command line (or skip the test)."""
+    if kind == "static-c":
+        if not shutil.which("gcc"):
+            pytest.skip("no C compiler")
+        (folder / "bot.c").write_text(C_BOT)
+        run = subprocess.run(["gcc", "-static", "-O1", "-pthread", "-o", str(folder / "cbot"),
+                              str(folder / "bot.c")], capture_output=True, text=True)
+        if run.returncode:
+            pytest.skip(f"no static C library: {run.stderr.strip()[-200:]}")
+        return ["./cbot"]
+    rustc = shutil.which("rustc") or next((p for p in (os.path.expanduser("~/.cargo/bin/rustc"),)
+                                          if os.access(p, os.X_OK)), None)
+    if not rustc:
+        pytest.skip("no Rust compiler")
+    (folder / "bot.rs").write_text(RUST_BOT)
+    subprocess.run([rustc, "-O", "-o", str(folder / "rbot"), str(folder / "bot.rs")],
+                   check=True, capture_output=True, env={**os.environ, "RUSTUP_AUTO_INSTALL": "0"})
+    return ["./rbot"]
+
+
+@pytest.mark.parametrize("kind", ["static-c", "rust"])
+def test_a_compiled_bot_plays_under_the_allow_list(tmp_path, kind):
+    """Executables of the common runtimes play under the same allow-list (awk and Node are
+    the example plugins'): a static C binary and a Rust one, each starting and joining a
+    thread at every message."""
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    command = _build(kind, folder)
+    (folder / "native.toml").write_text(f'name = "native"\ngames = ["vandtia", "tractor"]\n'
+                                        f"command = {json.dumps(command)}\n")
+    registry = Registry(bots_dirs=[folder])
+    for game_name, variant, seats in (("vandtia", "cardems", ["native", "random"]),
+                                      ("tractor", "deal", ["native", "random"] * 2)):
+        bots = [make_bot(registry.bot(name, game_name)) for name in seats]
+        try:
+            match, _ = play_match(registry.game(game_name), variant, bots, 3)
+        finally:
+            for b in bots:
+                b.close()
+        assert match.result.faults == [None] * len(seats), (game_name, match.result.faults)
+
+
 SPY = '''
 import json
 import sys
@@ -422,6 +512,30 @@ def test_doctor_names_every_layer_and_says_the_channels_are_closed():
                   "seccomp", "landlock", "private folder"):
         assert re.search(rf"{layer}\s+│ yes", out), (layer, out)
     assert "between bot processes: closed" in out
+
+
+def test_the_probe_finds_futexes_locks_and_page_probes_refused_in_a_jail_and_real_outside():
+    """What ``arena doctor`` tries of the kernel state keyed on files every jail sees: each
+    works in a plain process (forked, so that its locks go with it) and is refused in a
+    bot's jail (an executable's: ``tests/test_collusion.py``)."""
+    import platform
+
+    from arena.sandbox import confine
+
+    numbers = confine._SYSCALL_NUMBERS.get(platform.machine(),
+                                           confine._SYSCALL_NUMBERS["x86_64"])
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:
+        os.write(write, json.dumps(confine._file_keyed(numbers)).encode())
+        os._exit(0)
+    os.close(write)
+    os.waitpid(child, 0)
+    assert json.loads(os.read(read, 4096)) == {"futex_shared": False, "file_locks": False,
+                                               "page_cache_probe": False}
+    os.close(read)
+    refused = probe()["refused"]
+    assert refused["futex_shared"] and refused["file_locks"] and refused["page_cache_probe"]
 
 
 FORGETFUL = '''

@@ -286,8 +286,7 @@ def _locked_flags(path: str) -> int:
     return flags
 
 
-def _bind(old: str, path: str, is_dir: bool, writable: bool = False,
-          noatime: bool = False) -> None:
+def _bind(old: str, path: str, is_dir: bool, writable: bool = False) -> None:
     os.makedirs(os.path.dirname(path) or "/", exist_ok=True)
     if is_dir:
         os.makedirs(path, exist_ok=True)
@@ -295,19 +294,16 @@ def _bind(old: str, path: str, is_dir: bool, writable: bool = False,
         os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o644))
     source = old + path
     _mount(source, path, None, MS_BIND)
-    if not writable:
-        flags = _locked_flags(path)
-        if noatime:  # no read of the bot's changes a file's access time
-            flags = flags & ~(MS_RELATIME | MS_STRICTATIME) | MS_NOATIME | MS_NODIRATIME
-        _mount(None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | flags)
+    if not writable:  # read-only: no read of the bot's changes an access time either
+        _mount(None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID
+               | _locked_flags(path))
 
 
 def build_root(binds: list, links: list, folder: dict, uid: int, gid: int,
-               hidden: list = (), noatime: bool = False) -> dict:
+               hidden: list = ()) -> dict:
     """Make this mount namespace's root the bot's (see the module's docstring); ``folder``:
     the limits of its ``/tmp`` (``disk_mb``, ``files``); ``hidden``: folders inside the
-    binds covered by an empty one; ``noatime``: the binds never change an access time (a
-    root runner's: a user namespace may not change a mount's access-time flags)."""
+    binds covered by an empty one."""
     _check(_libc.unshare(CLONE_NEWNS), "unshare(mount)")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     new = "/tmp"  # the new root is made here: pivot_root moves it, and /tmp is seen again
@@ -323,7 +319,7 @@ def build_root(binds: list, links: list, folder: dict, uid: int, gid: int,
            f"nr_inodes={folder['files']}")
     for path, is_dir in binds:
         try:
-            _bind(old, path, is_dir, noatime=noatime)
+            _bind(old, path, is_dir)
         except OSError:
             continue  # a path that cannot be bound stays out (the bot cannot read it)
     for path in hidden:
@@ -448,7 +444,7 @@ def enter(config: dict) -> dict:
     _orphan_dies(keeper)
     try:
         layers.update(build_root(binds, links, jail.get("folder") or FOLDER, uid, gid,
-                                 config.get("hidden", []), noatime=root))
+                                 config.get("hidden", [])))
         layers["root"] = True
         layers["namespaces"].append("mount")
     except OSError as e:

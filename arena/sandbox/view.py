@@ -16,10 +16,11 @@ files a jail sees are made to hold nothing that a read can change:
   ``site-packages``) - and its own files (``arena.sandbox.process.read_paths``);
 * **all of it is read before its bot starts** (:func:`warm`): every file the jail sees is
   checked (``cachestat``, or ``mincore`` on a kernel before 6.5) and read whole where a page
-  of it is not in memory; every folder is listed and every link read, which also spends the
-  one access-time update ``relatime`` would make on a bot's first read (under a root
-  runner the jail's mounts are ``noatime`` besides). A read by a bot then changes nothing
-  another can see. What is checked is remembered for :data:`FRESH` seconds by this process.
+  of it is not in memory; every folder is listed and every link read. A read by a bot then
+  changes nothing another can see: no page comes in, and no access time changes (a jail's
+  binds are read-only, which never update one; where there is no jail, this read has spent
+  the one update ``relatime`` makes in a day). What is checked is remembered for
+  :data:`FRESH` seconds by this process.
 
 What remains is the machine's memory: a page the kernel evicts under memory pressure (a bot
 cannot make the pressure: its memory is limited) comes back when a bot reads it, and that

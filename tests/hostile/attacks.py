@@ -141,6 +141,19 @@ def root(o):
     raise PermissionError(errno.EPERM, f"uid {os.getuid()}")
 
 
+@attack("atime")
+def atime(o):
+    """A read of a file every jail sees, and whether its access time changed: a bit another
+    jail could read with ``stat``."""
+    before = os.stat(o["target"]).st_atime_ns
+    with open(o["target"], "rb") as f:
+        f.read(1)
+    after = os.stat(o["target"]).st_atime_ns
+    if after != before:
+        return f"access time {before} -> {after}"
+    raise PermissionError(errno.EPERM, "its access time did not change")
+
+
 KEEP: list = []
 
 
