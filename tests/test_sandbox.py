@@ -463,7 +463,10 @@ def register_bots(register):
 CARD = re.compile(r"\b(?:10|[2-9JQKA])[CDHS]\b")
 
 
-def test_a_bot_learns_no_card_its_seat_may_not_see(tmp_path):
+def test_a_bot_learns_no_card_its_seat_may_not_see(tmp_path, monkeypatch):
+    import arena.sandbox.process
+
+    monkeypatch.setattr(arena.sandbox.process, "LOG_KEEP", 1 << 24)  # the whole match's log
     (tmp_path / "spy.py").write_text(SPY)
     registry = Registry(bots_dirs=[tmp_path])
     for variant, seed in (("cardems", 4), ("german", 5)):
@@ -471,7 +474,7 @@ def test_a_bot_learns_no_card_its_seat_may_not_see(tmp_path):
         other = make_bot(registry.bot("random", "vandtia"))
         try:
             match, _ = play_match(GAME, variant, [spy, other], seed)
-            seen = [json.loads(line[5:]) for line in spy.worker.log_tail(1 << 24).splitlines()
+            seen = [json.loads(line[5:]) for line in spy.log_tail(1 << 24).splitlines()
                     if line.startswith("SEEN ")]
         finally:
             spy.close(), other.close()

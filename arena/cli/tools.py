@@ -217,8 +217,8 @@ STOPS = {
     "ipc namespace": "System V IPC and POSIX message queues of other processes",
     "private folder": "filling the disk, and files left behind",
     "rlimits": "memory, CPU time, file size, open files, thread bombs",
-    "seccomp": "new processes, exec, sockets, io_uring, inotify, fanotify, signals to others, "
-               "ptrace",
+    "seccomp": "new processes, exec, sockets, io_uring, inotify, fanotify, shared futexes, "
+               "file locks, page-cache probes, signals to others, ptrace",
     "landlock": "files outside its own (again), TCP, signals leaving",
 }
 
@@ -241,8 +241,9 @@ def doctor(registry) -> None:
     click.echo("every seat is its own process; a process never sees one deal twice")
     if all(ok for ok, _ in checks.values()):
         click.echo("between bot processes: closed (no shared files, memory, message queues, "
-                   "semaphores, sockets, file notifications, signals or memory of another "
-                   "process; what stays open is time and the machine's load)")
+                   "semaphores, sockets, file notifications, futexes, locks, signals or "
+                   "memory of another process; every file a bot sees is in memory before it "
+                   "starts; what stays open is time and the machine's load)")
     else:
         missing = ", ".join(name for name, (ok, _) in checks.items() if not ok)
         click.echo(f"warning: missing here: {missing}. A bot could reach files, processes "

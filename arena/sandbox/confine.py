@@ -37,6 +37,7 @@ import ctypes
 import errno
 import os
 import resource
+import sys
 
 MiB = 1024 * 1024
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -299,16 +300,16 @@ def confine(limits: dict, read: list[str], write: list[str], allow_exec: bool) -
     layers["landlock"] = apply_landlock(read, write)
     if seccomp is not None:
         seccomp.load()  # also sets no_new_privs
-    layers["seccomp"] = ("allow-list" if not allow_exec else "deny-list") if seccomp else ""
+    layers["seccomp"] = "allow-list" if seccomp else ""
     return layers
 
 
 # -- what a probe tries ------------------------------------------------------------------------
 
 _SYSCALL_NUMBERS = {"x86_64": {"io_uring_setup": 425, "inotify_init1": 294,
-                               "fanotify_init": 300},
+                               "fanotify_init": 300, "futex": 202, "fcntl": 72},
                     "aarch64": {"io_uring_setup": 425, "inotify_init1": 26,
-                                "fanotify_init": 262}}
+                                "fanotify_init": 262, "futex": 98, "fcntl": 25}}
 
 
 def attempts(canary: str) -> dict:
@@ -345,4 +346,37 @@ def attempts(canary: str) -> dict:
         out["runner_files"] = False
     except OSError:
         out["runner_files"] = True
+    out.update(_file_keyed(numbers))
+    return out
+
+
+def _file_keyed(numbers: dict) -> dict:
+    """Kernel state keyed on a file every jail sees (the interpreter): a shared futex on a
+    page of it (a wait for a value its word does not hold fails at once with EAGAIN where it
+    is made; refused, it is answered 0), a lock on it asked with the command's high bits
+    set, a probe of whether its pages are in memory."""
+    out = {}
+    mmap = _libc.mmap
+    mmap.restype, mmap.argtypes = ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_size_t,
+                                                    ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                                                    ctypes.c_long]
+    fd = os.open(os.path.realpath(sys.executable), os.O_RDONLY)
+    try:
+        address = mmap(None, 4096, 1, 1, fd, 0)  # PROT_READ, MAP_SHARED
+        word = ctypes.c_uint32.from_address(address).value
+        timeout = (ctypes.c_long * 2)(0, 1000)
+        out["futex_shared"] = _libc.syscall(numbers["futex"], ctypes.c_void_p(address), 0,
+                                            ctypes.c_uint32(word ^ 1), timeout, None, 0) == 0
+        lock = (ctypes.c_short * 16)()  # struct flock: a read lock (0) of the whole file
+        out["file_locks"] = _libc.syscall(numbers["fcntl"], fd, ctypes.c_long(37 | 1 << 32),
+                                          lock) < 0  # F_OFD_SETLK, its high bits set
+        try:
+            os.preadv(fd, [bytearray(1)], 0, os.RWF_NOWAIT)
+            out["page_cache_probe"] = False
+        except BlockingIOError:
+            out["page_cache_probe"] = False
+        except OSError:
+            out["page_cache_probe"] = True
+    finally:
+        os.close(fd)
     return out

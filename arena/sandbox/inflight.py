@@ -43,7 +43,7 @@ from ..errors import BotFault, said, shown
 from ..referee import Failed, MoveTimes, match_steps, play_match
 from . import GC_THRESHOLD, deltas
 from .bot import make_bot
-from .process import Limits, Worker
+from .process import Limits, MatchLog, Worker, split_log
 
 _clock = time.perf_counter
 #: A fault reason that the other matches of a shared process may have caused.
@@ -68,7 +68,7 @@ class Shared:
         return (not self.dead and seed not in self.seen and all(self is not t for t in taken)
                 and (self.protocol == 2 or not self.matches))
 
-    def start(self, key: int, info: dict) -> None:
+    def start(self, key: int, info: dict) -> dict:
         message = {"type": "start", "protocol": 2, "match": key, **info,
                    "limits": {"move_s": self.limits.move_s, "bank_s": self.limits.bank_s},
                    "options": self.entry.spec.get("options", {}),
@@ -80,6 +80,7 @@ class Shared:
             self.protocol = 2 if answer.get("protocol") == 2 and answer.get("match") == key \
                 else 1
             self.deltas = answer.get("deltas") is True
+        return answer
 
     def request(self, live: Live, seat: int) -> tuple[str, dict]:
         """The observation of match ``live`` for ``seat``, whose moves this process makes,
@@ -135,6 +136,14 @@ class Live:
     duration: float = 0.0
     #: the state's ``observation_delta`` (None where its game has none)
     made: object = None
+    #: seat -> what its bot wrote in this match (``arena.sandbox.process.MatchLog``)
+    logs: dict = field(default_factory=dict)
+
+    def log(self, seat: int) -> MatchLog:
+        found = self.logs.get(seat)
+        if found is None:
+            found = self.logs[seat] = MatchLog()
+        return found
 
 
 def play(game, variant: str, fixtures: list, entry, limits: Limits, secret: str,
@@ -163,11 +172,17 @@ def _play(game, variant: str, fixtures: list, entry, limits: Limits, secret: str
     rounds = 0
 
     def lost(proc: Shared, fault: BotFault, key: int | None) -> BotFault | None:
-        """A process faulted while serving match ``key``: the fault, when it is that
-        match's alone; else None, and every match it served goes to be played again."""
+        """A process faulted while serving match ``key``: the fault (with the tail of its
+        log in that match), when it is that match's alone; else None, and every match it
+        served goes to be played again."""
         pinned = proc.matches <= {key} and fault.reason not in SHARED
+        raw = proc.worker.take_raw()
         proc.close()  # as at K = 1: after a fault a fresh process serves the next match
         if pinned:
+            live = active[key]
+            log = live.log(live.procs.index(proc))
+            log.add(*raw)
+            fault.log = log.tail()
             return fault
         for other in sorted(proc.matches | ({key} if key is not None else set())):
             abandon(other)
@@ -202,15 +217,20 @@ def _play(game, variant: str, fixtures: list, entry, limits: Limits, secret: str
                     break
                 if kind == "start":
                     try:
-                        proc.start(key, ask[2])
+                        ready = proc.start(key, ask[2])
+                        log = live.log(seat)  # what it wrote since it last answered is this
+                        log.add_answer(ready, proc.worker.take_raw())  # start's
                         answer = None
+                        over = log.over(proc.limits)
+                        if over:
+                            raise proc.worker.fault(over)
                     except BotFault as fault:
                         fault = lost(proc, fault, key)
                         if fault is None:
                             return  # abandoned: played again at K = 1
                         answer = Failed(fault)
                 elif kind == "log":
-                    answer = proc.worker.log_tail()
+                    answer = live.log(seat).tail()
                 else:  # end
                     proc.end(key, ask[2])
                     answer = None
@@ -316,6 +336,7 @@ def _round(proc: Shared, lives: list, limits: Limits, lost, abandon, advance) ->
         return
     share, excess = spent / len(lives), spent - limits.move_s * len(lives)
     alone = len(lives) == 1 and proc.matches <= {lives[0].fx.index}
+    logged = _logged(proc, answer, lives, seats, limits)
     for live, seat in zip(lives, seats, strict=True):
         times = live.times.get(seat)
         if times is None:
@@ -328,14 +349,60 @@ def _round(proc: Shared, lives: list, limits: Limits, lost, abandon, advance) ->
                 abandon(live.fx.index)
                 continue
         action = actions[live.fx.index]
+        over = logged.get(live.fx.index)
+        if over == SHARED_LOG:  # past its limit with what others wrote: K = 1 tells
+            abandon(live.fx.index)
+            continue
+        if over is not None and not isinstance(action, BotFault):
+            action = BotFault(over)  # its own log, past its limit: as K = 1 (the answer, lost)
         live.ask = None
         if isinstance(action, BotFault):
             proc.matches.discard(live.fx.index)
             if action.reason in SHARED:
                 abandon(live.fx.index)
                 continue
+            action.log = live.log(seat).tail()
             action = Failed(action)
         advance(live, action)
+
+
+#: ``_logged``'s word for a log past its limit with what other matches' requests wrote
+SHARED_LOG = "shared"
+
+
+def _logged(proc: Shared, answer: dict, lives: list, seats: list, limits: Limits) -> dict:
+    """Keep what the process wrote before its answer in the matches' logs: all of it in
+    the match asked, where one was; else each request's part where the answer counts them
+    (``split_log``), or the whole in each (``shared``). Returns, by match, the fault of a
+    log past its limit: its own (a fault that K = 1 gives too), or ``SHARED_LOG``."""
+    raw = proc.worker.take_raw()
+    if not raw[1]:
+        return {}
+    split = None
+    if len(lives) > 1:
+        items = answer.get("actions") if type(answer.get("actions")) is list else []
+        parts = split_log(answer, items, raw)
+        if parts is not None:
+            split = {item["match"]: part for item, part in zip(items, parts, strict=True)}
+    out = {}
+    for live, seat in zip(lives, seats, strict=True):
+        log, key = live.log(seat), live.fx.index
+        if len(lives) == 1:
+            log.add_answer(answer, raw)
+        elif split is not None:
+            log.add(*split[key])
+        else:  # what the requests wrote cannot be told apart: each has it all
+            data, size = raw
+            size -= min(_int(answer.get("log_other")), size)
+            log.add(data[len(data) - min(size, len(data)):], size, shared=True)
+        over = log.over(limits)
+        if over:
+            out[key] = over if log.own > limits.log_kb * 1024 else SHARED_LOG
+    return out
+
+
+def _int(value) -> int:
+    return value if type(value) is int and value > 0 else 0
 
 
 def _actions(proc: Shared, answer: dict, lives: list) -> dict:
@@ -347,7 +414,7 @@ def _actions(proc: Shared, answer: dict, lives: list) -> dict:
     for item in items:
         if type(item) is dict and type(item.get("match")) is int:
             if "error" in item:
-                out[item["match"]] = BotFault(said(item["error"]), proc.worker.log_tail())
+                out[item["match"]] = BotFault(said(item["error"]))  # its log: added later
                 continue
             if "action" in item:
                 out[item["match"]] = item["action"]

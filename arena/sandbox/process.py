@@ -4,7 +4,10 @@ Every bot seat is a worker process (``arena.sandbox.worker``) started with the i
 (``sys.executable -I``), a clean environment, no inherited descriptors and its own session;
 the worker jails itself (``arena.sandbox.jail``: namespaces, a root and a folder of its own, an
 unprivileged user) and confines itself (``arena.sandbox.confine``) before it imports the bot. Its
-log (its stderr) is a file with no name, which goes when the runner does. The runner talks to it
+log is kept by the runner, match by match (:class:`MatchLog`): what a Python bot prints comes
+with its answers, each for its match (``arena.sandbox.worker``), and what any bot writes to
+its stdout or stderr descriptors comes through a pipe, which it cannot read back or
+rewrite, and which the runner reads after every answer. The runner talks to it
 in JSON lines (``docs/protocol.md``), and turns anything that is not a timely, well-formed
 answer into a :class:`~arena.errors.BotFault` with a plain reason - the referee makes that a
 forfeit. A worker serves match after match (it gets ``start`` again); after a fault it is
@@ -14,8 +17,10 @@ killed and the next match starts a new one.
 from __future__ import annotations
 
 import errno
+import fcntl
 import functools
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -34,6 +39,8 @@ from . import deltas, view
 PROTOCOL = 1
 MAX_LINE = 1 << 20  # longest answer a bot may send (bytes)
 LOG_TAIL = 2000  # characters of a bot's log kept with a fault
+LOG_KEEP = 1 << 16  # bytes of the end of a match's log the runner keeps
+F_SETPIPE_SZ = 1031
 _dumps, _loads, _NEWLINE, _clock = (orjson.dumps, orjson.loads, orjson.OPT_APPEND_NEWLINE,
                                     time.perf_counter)
 
@@ -48,7 +55,8 @@ class Limits:
     start_s: float = 10.0  # to start, import the bot and answer the first ``start``
     cpu_s: int = 600
     memory_mb: int = 1024  # address space
-    file_size_mb: int = 16  # largest file it may write, its log included
+    file_size_mb: int = 16  # largest file it may write in its folder
+    log_kb: int = 1024  # what it may write to its log in one match (stdout and stderr)
     open_files: int = 64
     threads: int = 64  # threads (and processes) of the bot's user: a thread bomb stops here
     disk_mb: int = 32  # its folder (a tmpfs of its own, /tmp): size ...
@@ -173,10 +181,13 @@ class Watchdog(threading.Thread):
             time.sleep(self.TICK)
             now = time.perf_counter()
             with self.lock:
-                late = [w for w in self.workers if w.deadline is not None and now > w.deadline]
-                for w in late:
-                    w.timed_out = True
-                    w.terminate()
+                waited = [w for w in self.workers if w.deadline is not None]
+                for w in waited:
+                    if now > w.deadline:
+                        w.timed_out = True
+                        w.terminate()
+            for w in waited:  # a bot that writes more than its log pipe holds goes on
+                w.drain()
 
 
 _watchdogs: dict[int, Watchdog] = {}
@@ -222,8 +233,23 @@ class Worker:
                   **(extra or {})}
         command = [sys.executable, "-I", "-m", "arena.sandbox.worker",
                    orjson.dumps(config).decode()]
-        self.log = tempfile.TemporaryFile(prefix="arena-bot-log-")  # no name: nothing left
-        self.proc = _spawn(command, self.log, cwd, clean_env(home))
+        self.log_fd, write_end = os.pipe()  # its stdout and stderr: what it writes, in order
+        try:
+            fcntl.fcntl(self.log_fd, F_SETPIPE_SZ, 1 << 20)  # room for a verbose move
+        except OSError:
+            pass
+        os.set_blocking(self.log_fd, False)
+        self.log_lock = threading.Lock()  # the watchdog drains it too, while a move runs
+        self.log_poll = select.poll()
+        self.log_poll.register(self.log_fd, select.POLLIN)
+        self.raw, self.raw_bytes = bytearray(), 0  # read from the pipe, not yet taken
+        try:
+            self.proc = _spawn(command, write_end, cwd, clean_env(home))
+        except BaseException:
+            os.close(self.log_fd)
+            raise
+        finally:
+            os.close(write_end)
         self.rfd, self.wfd = self.proc.stdout.fileno(), self.proc.stdin.fileno()
         self.buffer = b""
         self.held = b""  # messages without an answer, sent with the next one (``hold``)
@@ -289,7 +315,8 @@ class Worker:
     # -- ending --------------------------------------------------------------------------
 
     def fault(self, reason: str) -> BotFault:
-        """Kill the process and describe what went wrong, from its exit if it died."""
+        """Kill the process and describe what went wrong, from its exit if it died. What it
+        wrote to its pipe is read to the end (``take_raw``)."""
         if reason == "exited":  # its stdout closed: give it a moment to finish dying
             try:
                 self.proc.wait(timeout=0.2)
@@ -307,7 +334,8 @@ class Worker:
                           f"crash: killed by {_signal_name(number)}")
             else:
                 reason = f"crash: exited with status {code}"
-        return BotFault(reason, self.log_tail())
+        self.drain()
+        return BotFault(reason)
 
     def terminate(self) -> None:
         """SIGKILL the bot. In a jail, its init is killed (the kernel then kills every
@@ -346,14 +374,50 @@ class Worker:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
+    # -- its log -------------------------------------------------------------------------
+
+    def drain(self) -> None:
+        """Read what is in its log pipe (the watchdog does, while a move runs, so that a bot
+        writing more than the pipe holds is not held up)."""
+        with self.log_lock:
+            self._drain()
+
+    def _drain(self) -> None:
+        while self.log_fd >= 0 and self.log_poll.poll(0):
+            try:
+                data = os.read(self.log_fd, 1 << 16)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                data = b""
+            if not data:  # every end closed: the process is gone
+                self.log_poll.unregister(self.log_fd)
+                os.close(self.log_fd)
+                self.log_fd = -1
+                return
+            self.raw_bytes += len(data)
+            self.raw += data
+            if len(self.raw) > 2 * LOG_KEEP:
+                del self.raw[:-LOG_KEEP]
+
+    def take_raw(self) -> tuple[bytes, int]:
+        """What it has written to its stdout and stderr descriptors since the last take:
+        the end of it (``LOG_KEEP`` bytes) and how many bytes in all. Everything it wrote
+        before its last answer is there."""
+        with self.log_lock:
+            self._drain()
+            if not self.raw_bytes:
+                return b"", 0
+            out = bytes(self.raw[-LOG_KEEP:]), self.raw_bytes
+            self.raw.clear()
+            self.raw_bytes = 0
+            return out
+
     def log_tail(self, size: int = LOG_TAIL) -> str:
-        """The end of what the bot wrote to stderr (``size`` bytes at most)."""
-        try:
-            end = os.fstat(self.log.fileno()).st_size
-            return os.pread(self.log.fileno(), size, max(0, end - size)).decode(
-                errors="replace")
-        except (OSError, ValueError):
-            return ""
+        """The end of what it has written to its descriptors and not yet been taken."""
+        with self.log_lock:
+            self._drain()
+            return bytes(self.raw[-size:]).decode(errors="replace")
 
     def close(self) -> None:
         if self.held and self.alive:
@@ -368,7 +432,10 @@ class Worker:
             except OSError:
                 pass
         self.kill()
-        self.log.close()
+        with self.log_lock:
+            if self.log_fd >= 0:
+                os.close(self.log_fd)
+                self.log_fd = -1
         if self.dir is not None:
             shutil.rmtree(self.dir, ignore_errors=True)
 
@@ -478,6 +545,73 @@ def verify_code(spec: dict) -> None:
                          "with it resumes)")
 
 
+def _count(value) -> int:
+    return value if type(value) is int and value > 0 else 0
+
+
+class MatchLog:
+    """What a bot wrote in one match: the end of it (``LOG_KEEP`` bytes) and how many bytes
+    in all - its own, and what it wrote while serving other matches too (``shared``: from
+    a process serving several at once, what cannot be told apart)."""
+
+    __slots__ = ("parts", "kept", "own", "shared")
+
+    def __init__(self):
+        self.parts: list[bytes] = []
+        self.kept = self.own = self.shared = 0
+
+    def add(self, data: bytes, size: int = -1, shared: bool = False) -> None:
+        """Add ``data``; ``size``: the bytes it stands for (more than it holds where only
+        its end was kept)."""
+        size = max(size, len(data))
+        if shared:
+            self.shared += size
+        else:
+            self.own += size
+        if data:
+            self.parts.append(data)
+            self.kept += len(data)
+            if self.kept > 2 * LOG_KEEP:
+                self.parts = [b"".join(self.parts)[-LOG_KEEP:]]
+                self.kept = LOG_KEEP
+
+    def add_answer(self, answer: dict | None, raw: tuple[bytes, int]) -> None:
+        """What the process wrote before ``answer`` (``raw``: the end of it and its size),
+        but for what the answer says came before the message it answers (``log_other``)."""
+        data, size = raw
+        if answer is not None and size:
+            size -= min(_count(answer.get("log_other")), size)
+            data = data[len(data) - min(size, len(data)):]
+        if size:
+            self.add(data, size)
+
+    def tail(self, size: int = LOG_TAIL) -> str:
+        return b"".join(self.parts)[-size:].decode(errors="replace")
+
+    def over(self, limits: Limits) -> str | None:
+        """The fault of a log past ``limits.log_kb``, or None."""
+        if self.own + self.shared <= limits.log_kb * 1024:
+            return None
+        return (f"log limit: it wrote more than log_kb={limits.log_kb} KiB to its log in "
+                "this match")
+
+
+def split_log(answer: dict, items: list, raw: tuple[bytes, int]) -> list | None:
+    """The parts of ``raw`` (what a process wrote before an answer for several matches)
+    that are each item's - ``(data, size)`` in the items' order - where the answer counts
+    them (``log_other``, then each item's ``log_bytes``) and the counts add up; else None."""
+    data, size = raw
+    sizes = [_count(item.get("log_bytes")) if type(item) is dict else 0 for item in items]
+    if _count(answer.get("log_other")) + sum(sizes) != size:
+        return None
+    parts, end = [], len(data)
+    for n in reversed(sizes):  # what was kept is the end: the last items' whole
+        start = max(0, end - n)
+        parts.append((data[start:end], n))
+        end = start
+    return parts[::-1]
+
+
 _MISSING = object()
 
 
@@ -490,7 +624,7 @@ class SandboxBot:
         self.offer_deltas = offer_deltas  # offer observation deltas at each start
         self.worker: Worker | None = Worker(spec, self.limits)  # boots while others do
         self.bank = self.limits.bank_s
-        self.log = ""
+        self.log = MatchLog()  # this match's
         self.move_times: list[float] | None = None  # set to a list to record them
         self.deltas, self.sent = False, None  # observation deltas: asked for, last sent
 
@@ -499,12 +633,14 @@ class SandboxBot:
             self.close()
             self.worker = Worker(self.spec, self.limits)
         self.bank = self.limits.bank_s
+        self.log = MatchLog()
         message = {"type": "start", "protocol": PROTOCOL, **info,
                    "limits": {"move_s": self.limits.move_s, "bank_s": self.limits.bank_s},
                    "options": self.spec.get("options", {}),
                    "deltas": self.offer_deltas and info.get("game") not in deltas.WHOLE}
         try:
             answer = self.worker.ask(message, "ready", self.limits.start_s)
+            self._logged(answer)
         except BotFault as fault:
             raise self._lost(fault) from None
         self.deltas = answer.get("deltas") is True  # it asked for them (docs/protocol.md)
@@ -521,6 +657,7 @@ class SandboxBot:
             self.sent = observation
         try:
             answer = self.worker.ask(message, "action", self.limits.move_s + self.bank, start)
+            self._logged(answer)
             action = answer.get("action", _MISSING)
             if action is _MISSING:
                 raise self.worker.fault('protocol error: an action message without "action"')
@@ -542,6 +679,7 @@ class SandboxBot:
             answer = self.worker.ask({"type": "values", "observation": observation,
                                       "legal": legal}, "values",
                                      self.limits.move_s + self.bank, start)
+            self._logged(answer)
         except BotFault as fault:
             raise self._lost(fault) from None
         spent = _clock() - start
@@ -553,14 +691,25 @@ class SandboxBot:
         if self.worker is not None and self.worker.alive:
             self.worker.hold({"type": "end", "result": result})  # with the next start
 
-    def log_tail(self) -> str:
-        """The end of what the bot wrote to stderr so far (its process's log)."""
-        return self.worker.log_tail() if self.worker is not None else self.log
+    def log_tail(self, size: int = LOG_TAIL) -> str:
+        """The end of what the bot has written in this match."""
+        if self.worker is not None:
+            self.log.add_answer(None, self.worker.take_raw())
+        return self.log.tail(size)
+
+    def _logged(self, answer: dict) -> None:
+        """Keep what the bot logged up to ``answer``; a fault if that is past its limit."""
+        self.log.add_answer(answer, self.worker.take_raw())
+        over = self.log.over(self.limits)
+        if over:
+            raise self.worker.fault(over)
 
     def _lost(self, fault: BotFault) -> BotFault:
         """After any fault the worker is gone (a new one serves the next match); the fault,
-        with the bot's log tail, goes on to the referee."""
-        self.log = fault.log
+        with the tail of the bot's log in this match, goes on to the referee."""
+        if self.worker is not None:
+            self.log.add_answer(None, self.worker.take_raw())
+        fault.log = self.log.tail()
         self.worker.close()
         self.worker = None
         return fault
@@ -641,8 +790,9 @@ def layer_checks(probe: dict) -> dict[str, tuple[bool, str]]:
     spaces = set(jailed["namespaces"])
     uid = facts["uid"]
     size = facts["tmp_total"] / (1024 * 1024)
-    calls = [k for k in ("io_uring_setup", "inotify_init1", "fanotify_init", "socket", "fork")
-             if not refused[k]]
+    calls = [k for k in ("io_uring_setup", "inotify_init1", "fanotify_init", "socket", "fork",
+                         "futex_shared", "file_locks", "page_cache_probe")
+             if not refused.get(k, False)]
     return {
         "unprivileged user": (uid != 0 and facts["euid"] != 0 and (
             not probe["runner_root"] or probe["uids"][0] <= uid <= probe["uids"][1]),

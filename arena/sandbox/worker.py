@@ -14,7 +14,13 @@ any bot code.
 * ``mode: "probe"`` - jail and confine itself, then print what holds: the kernel's word on
   its user, capabilities and namespaces, and what came of trying what a bot may not do.
 
-What the bot prints goes to stderr (its log): the protocol has the real stdout to itself.
+What the bot prints is its log: descriptors 1 and 2 are the runner's pipe, which reads it
+after every answer. The runner keeps it match by match: what comes before an answer is that
+answer's match's, but for what the answer says came before the message it answers
+(``log_other``: what the bot printed in an earlier match's ``end``); in an answer for
+several matches each request's part is counted (``log_bytes``), Python's ``sys.stdout`` and
+``sys.stderr`` being a :class:`Capture` that writes a line at a time and counts. The
+protocol has the real stdout to itself.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import gc
 import importlib
 import importlib.util
 import inspect
+import io
 import os
 import sys
 import traceback
@@ -36,6 +43,86 @@ from ..games import sha256
 from . import GC_THRESHOLD, confine, deltas, jail
 
 PROTOCOL = 2  # the newest this worker speaks; it answers 1 to a protocol-1 offer
+class Written:
+    """How many bytes the bot has written through :class:`Capture` (a count the answers
+    carry, so that the runner can tell each match's part of the pipe)."""
+
+    def __init__(self):
+        self.total = 0  # written so far
+        self.answered = 0  # written when the last answer went
+
+
+class Capture(io.TextIOBase):
+    """``sys.stdout`` or ``sys.stderr`` of a bot: its text written to the descriptor (the
+    runner's pipe) a line at a time, and counted in :data:`WRITTEN`."""
+
+    encoding, errors = "utf-8", "backslashreplace"
+
+    def __init__(self, fd: int):
+        super().__init__()
+        self.fd, self.pending = fd, bytearray()
+        self.buffer = _Bytes(self)
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        data = text.encode("utf-8", "backslashreplace")
+        self.pending += data
+        if b"\n" in data or len(self.pending) > 1 << 13:
+            self.flush()
+        return len(text)
+
+    def flush(self) -> None:
+        view = memoryview(self.pending)
+        while view:
+            view = view[os.write(self.fd, view):]
+        WRITTEN.total += len(self.pending)
+        view.release()
+        self.pending.clear()
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        return self.fd
+
+
+class _Bytes(io.RawIOBase):
+    """``sys.stdout.buffer``: bytes, written as they are."""
+
+    def __init__(self, text: Capture):
+        super().__init__()
+        self.text = text
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        self.text.pending += bytes(data)
+        self.text.flush()
+        return len(data)
+
+
+WRITTEN = Written()
+
+
+def _flushed() -> int:
+    """Every bot's line written out: the count so far."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    return WRITTEN.total
+
+
+def _answered(answer: dict, began: int) -> dict:
+    """``answer``, with how much of what was written since the last answer came before
+    ``began`` (``log_other``: the end of an earlier match, say; not this answer's)."""
+    if began > WRITTEN.answered:
+        answer["log_other"] = began - WRITTEN.answered
+    WRITTEN.answered = _flushed()
+    return answer
 
 
 def _pm() -> pluggy.PluginManager:
@@ -113,7 +200,7 @@ def _serve(config: dict, inp, out) -> None:
                                 if name == bot["name"] and bot["game"] in games)
     except BaseException as e:  # noqa: BLE001
         traceback.print_exc()
-        sys.stderr.flush()
+        _flushed()
         out.write(orjson.dumps({"type": "error", "error": "load failed: " + _error(e)}) + b"\n")
         out.flush()
         return
@@ -127,22 +214,26 @@ def _serve(config: dict, inp, out) -> None:
     seen: dict = {}
     batch = getattr(factory, "act_batch", None)
     dumps, loads, newline, write = orjson.dumps, orjson.loads, orjson.OPT_APPEND_NEWLINE, out.write
+    written = WRITTEN
     for line in inp:
         msg = loads(line)
         kind = msg.get("type")
+        began = written.total
         try:
             if kind == "act":  # the hot path
                 if "requests" in msg:
-                    data = dumps({"type": "actions", "actions": _acts(players, batch,
-                                                                      msg["requests"], seen)},
-                                 option=newline)
+                    data = dumps(_answered({"type": "actions", "actions": _acts(
+                        players, batch, msg["requests"], seen)}, began), option=newline)
                 else:
-                    data = dumps({"type": "action", "action": act(_observation(seen, None, msg),
-                                                                  msg["legal"])},
-                                 option=newline)
+                    answer = {"type": "action", "action": act(_observation(seen, None, msg),
+                                                              msg["legal"])}
+                    data = dumps(answer if written.total == written.answered
+                                 and sys.stdout.pending == sys.stderr.pending == b""
+                                 else _answered(answer, began), option=newline)
                 # what the request held goes before the answer does: the next request's
                 # objects take its memory while the cache still holds it
                 msg = line = None
+                written.answered = written.total
                 write(data)
                 continue
             if kind == "start":
@@ -172,17 +263,16 @@ def _serve(config: dict, inp, out) -> None:
                 seen.pop(msg.get("match"), None)
                 ended = players.pop(msg["match"], None) if "match" in msg else player
                 if msg.get("result") is not None and hasattr(ended, "end"):
-                    ended.end(msg["result"])
+                    ended.end(msg["result"])  # what it prints: the next answer's log_other
                 continue
             else:
                 reply = {"type": "error", "error": f"unknown message {kind!r}"}
-            data = orjson.dumps(reply)
+            data = orjson.dumps(_answered(reply, began))
         except BaseException as e:  # noqa: BLE001 - the bot's failure, told to the runner
             traceback.print_exc()  # into the bot's log, which its author is shown
-            data = orjson.dumps({"type": "error", "error": _error(e)}
-                                | ({"match": msg["match"]} if msg and "match" in msg else {}))
-            sys.stdout.flush()
-            sys.stderr.flush()
+            data = orjson.dumps(_answered({"type": "error", "error": _error(e)}
+                                          | ({"match": msg["match"]} if msg and "match" in msg
+                                             else {}), began))
         write(data + b"\n")  # unbuffered: no flush needed
 
 
@@ -202,7 +292,7 @@ def _acts(players: dict, batch, requests: list, seen: dict) -> list[dict]:
     one call (a failure there fails them all); else each match's own object decides its
     own, and a failure is that match's alone (a request that cannot be rebuilt fails the
     whole ``act``: the runner's fault, not one match's)."""
-    if batch is not None:
+    if batch is not None:  # what it prints goes with the whole answer: every match's
         observations = [_observation(seen, r["match"], r) for r in requests]
         actions = batch([(o, r["legal"]) for o, r in zip(observations, requests,
                                                            strict=True)])
@@ -215,14 +305,16 @@ def _acts(players: dict, batch, requests: list, seen: dict) -> list[dict]:
     for r in requests:
         key = r["match"]
         observation = _observation(seen, key, r)
+        before = _flushed()
         try:
-            action = players[key].act(observation, r["legal"])
+            item = {"match": key, "action": players[key].act(observation, r["legal"])}
         except BaseException as e:  # noqa: BLE001 - this match's bot failed
             traceback.print_exc()
-            sys.stderr.flush()
-            out.append({"match": key, "error": _error(e)})
-            continue
-        out.append({"match": key, "action": action})
+            item = {"match": key, "error": _error(e)}
+        written = _flushed() - before
+        if written:  # what it wrote for this match, in order: its part of the pipe
+            item["log_bytes"] = written
+        out.append(item)
     return out
 
 
@@ -235,8 +327,8 @@ def main(argv: list[str]) -> None:
                          "object the runner gives it (docs/protocol.md)\n")
         raise SystemExit(2) from None
     protocol_out = os.fdopen(os.dup(1), "wb", buffering=0)
-    os.dup2(2, 1)  # anything the bot prints lands in its log
-    sys.stdout.reconfigure(line_buffering=True)
+    os.dup2(2, 1)  # what is written to descriptor 1 lands in its log (the runner's pipe)
+    sys.stdout, sys.stderr = Capture(1), Capture(2)
     mode = config["mode"]
     try:  # before the jail: loading libseccomp asks ldconfig where it is
         import pyseccomp  # noqa: F401
