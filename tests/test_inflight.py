@@ -1,5 +1,6 @@
 """Many matches per bot process (protocol 2): the same results whatever K is."""
 
+import json
 import os
 import signal
 import subprocess
@@ -236,6 +237,97 @@ def test_a_season_at_k_16_killed_with_sigkill_resumes_to_the_results_of_k_1(tmp_
 
     assert stored("killed.db") == stored("one.db")
     assert orjson.loads(orjson.dumps(stored("one.db")))  # something was played
+
+
+#: A bot that writes to its log, as its seed says: nothing; a line of 1 KiB printed at every
+#: move, or written to descriptor 2 (past ``log_kb=24`` within a match); 2 MiB at one move
+#: (more than its pipe holds); 100 KiB printed in ``end`` (after its match: no match's); a
+#: short line a move (within the limit)
+CHATTY = '''
+import os, random, sys
+import arena
+
+class Chatty:
+    def start(self, info):
+        self.rng = random.Random(info["seed"])
+        self.mode = info["seed"] % 6
+        self.asked = 0
+
+    def act(self, observation, legal):
+        self.asked += 1
+        line = f"move {self.asked} " + "x" * 1000 + "\\n"
+        if self.mode == 1:
+            print(line, end="")
+        elif self.mode == 2:
+            os.write(2, line.encode())
+        elif self.mode == 3 and self.asked == 5:
+            os.write(2, b"y" * (2 << 20))
+        elif self.mode == 5:
+            print("move", self.asked, file=sys.stderr)
+        return legal[self.rng.randrange(len(legal))]
+
+    def end(self, result):
+        if self.mode == 4:
+            print("z" * 100_000)
+
+@arena.hookimpl
+def register_bots(register):
+    register("chatty", Chatty, games=["vandtia"])
+'''
+
+
+def _matches(db_path) -> list[dict]:
+    """A season's matches as ``season export`` gives them (its secret and versions left out)."""
+    out = subprocess.run([sys.executable, "-m", "arena", "--db", f"sqlite:///{db_path}",
+                          "season", "export", "s"], capture_output=True, text=True,
+                         check=True).stdout
+    return [line for line in map(json.loads, out.splitlines()) if line["type"] == "match"]
+
+
+@pytest.mark.serial
+@pytest.mark.slow
+def test_a_bot_filling_its_log_gets_the_same_results_at_k_1_k_16_and_killed_and_resumed(
+        tmp_path):
+    """Its log and its limit are per match, whatever process serves it: the same faults
+    (naming the limit), at the same moves, with the same logs kept."""
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    (folder / "chatty.py").write_text(CHATTY)
+    base = [sys.executable, "-m", "arena", "--bots-dir", str(folder)]
+    run = ["season", "run", "vandtia", "--bots", "chatty,random", "--rounds", "12", "--seed",
+           "5", "--batch", "8", "--workers", "2", "--public-seed", "--name", "s",
+           "--limits", "log_kb=24"]
+    for k in (1, 16):
+        done = subprocess.run(base + ["--db", f"sqlite:///{tmp_path}/k{k}.db", *run,
+                                      "--inflight", str(k)], capture_output=True, text=True,
+                              timeout=900)
+        assert done.returncode == 0, done.stderr
+    one, many = _matches(tmp_path / "k1.db"), _matches(tmp_path / "k16.db")
+    assert one == many
+    faults = [f for m in one for f in m["result"]["faults"] if f]
+    limit = "log limit: it wrote more than log_kb=24 KiB to its log in this match"
+    assert faults.count(limit) >= 4 and set(faults) == {limit}, faults
+    logs = [log for m in one for log in m.get("logs", {}).values()]
+    assert len(logs) == len(faults) and {log[-2:] for log in logs} == {"x\n", "yy"}, logs
+
+    path = tmp_path / "killed.db"
+    proc = subprocess.Popen(base + ["--db", f"sqlite:///{path}", *run, "--inflight", "16"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while proc.poll() is None:  # killed once some, not all, of its batches are stored
+        if path.exists():
+            try:
+                engine = db.connect(f"sqlite:///{path}", create=False)
+                stored = [n for _, n in db.list_seasons(engine)]
+            except Exception:  # noqa: BLE001 - the file is still being made
+                continue
+            if stored and 0 < stored[0] < len(one):
+                break
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    resumed = subprocess.run(base + ["--db", f"sqlite:///{path}", "season", "resume", "s"],
+                             capture_output=True, text=True, timeout=900)
+    assert resumed.returncode == 0, resumed.stderr
+    assert _matches(path) == one
 
 
 def test_bench_gives_its_rows_as_json_with_the_batched_ones():
