@@ -15,8 +15,10 @@ files a jail sees are made to hold nothing that a read can change:
   Python's import path (the standard library without its tests, the environment's
   ``site-packages``) - and its own files (``arena.sandbox.process.read_paths``);
 * **all of it is read before its bot starts** (:func:`warm`): every file the jail sees is
-  checked (``cachestat``, or ``mincore`` on a kernel before 6.5) and read whole where a page
-  of it is not in memory; every folder is listed and every link read. A read by a bot then
+  checked (``cachestat`` where the kernel answers it; else read with ``RWF_NOWAIT``, which
+  stops at the first page not in memory) and read where a page of it is not in memory
+  (``mincore`` is not used: for a file its caller may not write, the kernel says every page
+  is in memory, whatever the truth); every folder is listed and every link read. A read by a bot then
   changes nothing another can see: no page comes in, and no access time changes (a jail's
   binds are read-only, which never update one; where there is no jail, this read has spent
   the one update ``relatime`` makes in a day). What is checked is remembered for
@@ -282,12 +284,8 @@ def _gconv() -> list[str]:
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
-_libc.mmap.restype = ctypes.c_void_p
-_libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
-                       ctypes.c_int, ctypes.c_long]
-_libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
-_libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p]
 SYS_CACHESTAT = 451  # the same number on every architecture
+_CHUNK = 1 << 20
 
 
 class _Range(ctypes.Structure):
@@ -300,35 +298,57 @@ class _CacheStat(ctypes.Structure):
 
 
 _RANGE, _STAT = _Range(0, 0), _CacheStat()
-_has_cachestat: list[bool] = []
+
+
+def _cached_pages(fd: int) -> int | None:
+    """How many of the file's pages are in memory, where the kernel says (``cachestat``,
+    Linux 6.5; refused for a file the caller may not write)."""
+    if _libc.syscall(SYS_CACHESTAT, fd, ctypes.byref(_RANGE), ctypes.byref(_STAT), 0) == 0:
+        return _STAT.cache
+    return None
 
 
 def resident(fd: int, size: int) -> bool:
-    """Whether every page of the open file ``fd`` (``size`` bytes) is in memory."""
+    """Whether every page of the open file ``fd`` (``size`` bytes) is in memory. Where
+    ``cachestat`` is refused, a byte of each page is read with ``RWF_NOWAIT`` (which fails
+    for a page not in memory, and starts reading it in)."""
     pages = (size + PAGE - 1) // PAGE
-    if pages == 0:
-        return True
-    if _has_cachestat != [False]:
-        if _libc.syscall(SYS_CACHESTAT, fd, ctypes.byref(_RANGE), ctypes.byref(_STAT), 0) == 0:
-            _has_cachestat[:] = [True]
-            return _STAT.cache >= pages
-        if not _has_cachestat:
-            _has_cachestat[:] = [False]
-    addr = _libc.mmap(None, size, 1, 2, fd, 0)  # PROT_READ, MAP_PRIVATE
-    if addr in (None, ctypes.c_void_p(-1).value):
-        return False
+    cached = _cached_pages(fd)
+    if cached is not None:
+        return cached >= pages
+    byte = bytearray(1)
     try:
-        vector = ctypes.create_string_buffer(pages)
-        if _libc.mincore(addr, size, vector) != 0:
-            return False
-        return all(b & 1 for b in vector.raw)
-    finally:
-        _libc.munmap(addr, size)
+        return all(os.preadv(fd, [byte], page * PAGE, os.RWF_NOWAIT) == 1
+                   for page in range(pages))
+    except (BlockingIOError, OSError):
+        return False
 
 
-def _read_whole(fd: int) -> None:
-    while os.read(fd, 1 << 20):
-        pass
+def _read_in(fd: int, size: int) -> int:
+    """Bring every page of ``fd`` into memory; returns the bytes it had to read from the
+    disk's side (0 when all were in memory). Where ``cachestat`` is refused the file is read
+    with ``RWF_NOWAIT`` (a copy from memory), a chunk read plainly where that stops short."""
+    pages = (size + PAGE - 1) // PAGE
+    cached = _cached_pages(fd)
+    if cached is not None:
+        if cached >= pages:
+            return 0
+        while os.read(fd, _CHUNK):
+            pass
+        return size
+    buffer, offset, read = bytearray(_CHUNK), 0, 0
+    while offset < size:
+        try:
+            got = os.preadv(fd, [buffer], offset, os.RWF_NOWAIT)
+        except (BlockingIOError, OSError):  # not in memory (or no RWF_NOWAIT here)
+            got = 0
+        if got == 0:
+            got = len(os.pread(fd, _CHUNK, offset))
+            read += got
+            if got == 0:
+                break
+        offset += got
+    return read
 
 
 _FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -404,12 +424,11 @@ class Warmth:
         try:
             size = os.fstat(fd).st_size
             self.stats["files"] += 1
-            if not resident(fd, size):
+            read = _read_in(fd, size)
+            if read:
                 self.stats["read"] += 1
-                self.stats["bytes"] += size
-                _read_whole(fd)
-            else:
-                os.read(fd, 1)  # its one access-time update, spent now
+                self.stats["bytes"] += read
+            os.pread(fd, 1, 0)  # its one access-time update, spent now (if not already)
         except OSError:
             pass
         finally:
