@@ -316,6 +316,21 @@ def test_a_huge_file_a_manifest_names_is_hashed_once_and_never_read_whole(tmp_pa
     assert _manifest(manifest)[3] == first[3] and not reads  # unchanged: not read again
 
 
+def test_a_bot_cannot_take_back_what_it_wrote_to_its_log(tmp_path):
+    """Its stdout and stderr are a pipe the runner reads: no seek, no write over an earlier
+    line, no truncation; what it said first is in its log."""
+    log = contained("rewrite-log")
+    assert "EARLIER-TEXT: what the bot said first" in log
+    assert "lseek ESPIPE" in log and "pwrite ESPIPE" in log and "ftruncate EINVAL" in log
+    # control: with its log a file it holds open for writing, as it once was, it rewrites it
+    path = tmp_path / "bot.log"
+    with open(path, "wb") as stderr:
+        run = subprocess.run([sys.executable, str(ATTACKS), "rewrite-log"], stdout=subprocess.PIPE,
+                             stderr=stderr, text=True, timeout=120)
+    assert run.returncode == 0 and "rewrote its log: lseek, pwrite, ftruncate" in run.stdout
+    assert path.read_bytes() == b""
+
+
 # -- the runner survives every bot ---------------------------------------------------------------
 
 

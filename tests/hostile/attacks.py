@@ -154,6 +154,24 @@ def atime(o):
     raise PermissionError(errno.EPERM, "its access time did not change")
 
 
+@attack("rewrite-log")
+def rewrite_log(o):
+    """Write a line to its log, then try to take it back: seek, write over it, truncate."""
+    print("EARLIER-TEXT: what the bot said first", file=sys.stderr, flush=True)
+    worked, refused = [], []
+    for what, call in (("lseek", lambda: os.lseek(2, 0, os.SEEK_SET)),
+                       ("pwrite", lambda: os.pwrite(2, b"REWRITTEN", 0)),
+                       ("ftruncate", lambda: os.ftruncate(2, 0))):
+        try:
+            call()
+            worked.append(what)
+        except OSError as e:
+            refused.append(f"{what} {errno.errorcode.get(e.errno, e.errno)}")
+    if worked:
+        return "rewrote its log: " + ", ".join(worked)
+    raise OSError(errno.ESPIPE, ", ".join(refused))
+
+
 KEEP: list = []
 
 
