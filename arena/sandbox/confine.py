@@ -4,17 +4,19 @@ before any bot code is imported; each reported by name (``arena doctor`` prints 
 * ``rlimits``: address space, CPU seconds, file size, open files, threads (``RLIMIT_NPROC``,
   which the kernel counts per user - each bot process has a user of its own), no core
   dumps, no raised priority;
-* ``seccomp`` (libseccomp through ``pyseccomp``): a Python bot gets an **allow-list** - the
-  system calls a Python program computing in memory and in its own folder needs, and
-  nothing else. An executable (a bot in any language) gets a deny-list of everything a
-  bot has no use for. Both refuse: new processes and ``execve`` (a Python bot), sockets
-  (but a connected pair within the process), ``io_uring`` (which would make sockets and
-  open files seccomp never sees), ``inotify`` and ``fanotify`` (which see what other
-  processes open), page-cache probes (``mincore``, ``cachestat``), signals to other
-  processes, ``ptrace`` and other processes' memory, System V IPC and POSIX message
-  queues, file locks, leases and I/O signals, anything read or set of another process,
-  raised limits, namespaces, mounts, keyrings, kernel modules, BPF and performance
-  counters. Calls of another architecture's numbering kill the process;
+* ``seccomp`` (libseccomp through ``pyseccomp``): one **allow-list** for every bot - the
+  system calls a program computing in memory and in its own folder needs, and nothing
+  else (an executable bot adds ``execve``, to become its program); every integer argument
+  is compared on the 32 bits the kernel reads. Not on it: new processes, sockets (but a
+  connected pair within the process), ``io_uring`` (which would make sockets and open
+  files seccomp never sees), ``inotify`` and ``fanotify`` (which see what other processes
+  open), shared futexes (a shared wait or wake answers 0 and does nothing; ``futex_waitv``
+  refused), page-cache probes and eviction (``mincore``, ``cachestat``, ``RWF_NOWAIT``,
+  ``madvise`` and ``fadvise`` but for the bot's own memory), signals to other processes,
+  ``ptrace`` and other processes' memory, System V IPC and POSIX message queues, file
+  locks, leases and I/O signals, anything read or set of another process or of the
+  machine, raised limits, namespaces, mounts, keyrings, kernel modules, BPF and
+  performance counters. Calls of another architecture's numbering kill the process;
 * ``landlock`` (the kernel's access control, by ``ctypes``): the filesystem is read-only
   below the interpreter, the system folders and the bot's own files, writable only in its
   folder; no TCP (ABI 4+); no signals or abstract sockets leaving it (ABI 6+). In a jail
@@ -22,8 +24,8 @@ before any bot code is imported; each reported by name (``arena doctor`` prints 
   wall.
 
 With the jail they close every channel between two bot processes that the kernel names -
-files, sockets, pipes, signals, shared memory, message queues, semaphores, file
-notifications, another process's memory or descriptors - which is what keeps two Tractor
+files, sockets, pipes, signals, shared memory, message queues, semaphores, futexes, file
+locks, file notifications, cached pages, another process's memory or descriptors - which is what keeps two Tractor
 partners (each seat is its own process) from showing each other their hands. What no layer
 closes is time and the machine's load: a process can see how long the others take to
 move, as a player at a table can.

@@ -18,9 +18,10 @@ each checked from inside a jail):
 * **its own pid namespace**: it sees its init and itself, nothing else; ``/proc`` is mounted
   fresh with ``subset=pid`` (no ``/proc/stat``, ``meminfo``, ``loadavg`` or ``sys``: counters
   the whole machine shares would be channels between processes);
-* **its own mount namespace and root**: a read-only tmpfs holding read-only binds of the
-  system's folders, a few files of ``/etc`` a program needs to start, the Python
-  installation, arena and the bot's own files - nothing else of the machine: no database,
+* **its own mount namespace and root**: a read-only tmpfs holding read-only binds of what
+  it runs (``arena.sandbox.view``: its programs and the libraries they load, the C
+  library's data, a few files of ``/etc``, the folders on Python's import path) and the
+  bot's own files - nothing else of the machine: no database,
   no bot store, no other bot, no home folder; a ``/dev`` with ``null``, ``zero``, ``full``,
   ``random`` and ``urandom`` only; and ``/tmp``, its folder: a tmpfs of ``disk_mb`` and at
   most ``files`` files, its working and home folder, gone with the process however it ends;
