@@ -18,8 +18,8 @@ files a jail sees are made to hold nothing that a read can change:
   checked (``cachestat`` where the kernel answers it; else read with ``RWF_NOWAIT``, which
   stops at the first page not in memory) and read where a page of it is not in memory
   (``mincore`` is not used: for a file its caller may not write, the kernel says every page
-  is in memory, whatever the truth); every folder is listed and every link read. A read by a bot then
-  changes nothing another can see: no page comes in, and no access time changes (a jail's
+  is in memory, whatever the truth); every folder is listed and every link read. A read by
+  a bot then changes nothing another can see: no page comes in, and no access time changes (a jail's
   binds are read-only, which never update one; where there is no jail, this read has spent
   the one update ``relatime`` makes in a day). What is checked is remembered for
   :data:`FRESH` seconds by this process.
