@@ -26,9 +26,9 @@ before any bot code is imported; each reported by name (``arena doctor`` prints 
 With the jail they close every channel between two bot processes that the kernel names -
 files, sockets, pipes, signals, shared memory, message queues, semaphores, futexes, file
 locks, file notifications, cached pages, another process's memory or descriptors - which
-is what keeps two Tractor partners (each seat is its own process) from showing each other their hands. What no layer
-closes is time and the machine's load: a process can see how long the others take to
-move, as a player at a table can.
+is what keeps two Tractor partners (each seat is its own process) from showing each other
+their hands. What no layer closes is time and the machine's load: a process can see how
+long the others take to move, as a player at a table can (docs/sandbox.md).
 
 Seccomp's filter is built before Landlock is applied (libseccomp is loaded before the jail).
 """

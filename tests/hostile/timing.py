@@ -6,7 +6,8 @@ carries (``benchmarks/covert.py`` runs them; docs/sandbox.md has the figures).
   pseudo-random bit a slot (``slot_ms`` of the machine's monotonic clock, which every
   jail reads): for a 1 they work, for a 0 they sleep. ``kind=cpu`` hashes a 1 MiB
   buffer again and again (the cores), ``kind=memory`` streams through 256 MiB (the memory
-  bus and the caches). The work releases Python's lock, so the threads use every core they are given.
+  bus and the caches). The work releases Python's lock, so the threads use every core
+  they are given.
 * ``listener`` (the receiver): at each move it spends ``listen_s`` counting how much work
   it gets done in each whole slot, then plays; it logs ``TIMING slots=N errors=E``, E the
   fewest slots any one threshold misreads (less work than the threshold: a 1).
