@@ -238,11 +238,20 @@ class Registry:
         for folder in self.bots_dirs:
             if not folder.is_dir():
                 raise PluginError(f"bots folder not found: {folder}")
+            inside = folder.resolve()
             for path in sorted(folder.iterdir()):
                 if path.name.startswith("_") or path.suffix not in (".py", ".toml"):
                     continue
+                target = path.resolve()
+                if target.parent != inside and inside not in target.parents:
+                    self.broken[str(path)] = (f"{path}: a link out of the bots folder: not "
+                                              "listed (copy the file in instead)")
+                    continue
+                if not target.is_file():
+                    self.broken[str(path)] = f"{path}: not a file: not listed"
+                    continue
                 kind = "file" if path.suffix == ".py" else "manifest"
-                sources.append((str(path), {"kind": kind, "target": str(path.resolve())}))
+                sources.append((str(path), {"kind": kind, "target": str(target)}))
         return sources
 
     def bots(self) -> dict[str, dict[str, BotEntry]]:
@@ -255,22 +264,36 @@ class Registry:
         sources = self.bot_sources()
         python = [spec for _, spec in sources if spec["kind"] != "manifest"]
         answers = iter(list_sources(python) if python else [])
-        bots: dict[str, dict[str, BotEntry]] = {}
+        listed: list[tuple[str, list]] = []
         for label, spec in sources:
             try:
                 if spec["kind"] == "manifest":
                     found = [_manifest(Path(spec["target"]))]
                 else:
                     found = self._registered(label, spec, next(answers))
-                for name, games, *_ in found:
-                    for game in games:
-                        if game in bots.get(name, {}):
-                            raise PluginError(f"bot {name!r} for {game} is registered twice "
-                                              f"({bots[name][game].source} and {label})")
             except PluginError as e:
                 self.broken[label] = str(e)
                 continue
+            listed.append((label, found))
+        # a name two owners register is neither's (the first listed must not win it): an
+        # installed distribution owns what its entry points register, a folder's file its own
+        claims: dict[str, dict[str, None]] = {}
+        for label, found in listed:
+            for name, *_ in found:
+                claims.setdefault(name, {})[label] = None
+        bots: dict[str, dict[str, BotEntry]] = {}
+        for label, found in listed:
             for name, games, run, digest, options in found:
+                owners = dict.fromkeys(_owner(other) for other in claims[name])
+                clash = [g for g in games if g in bots.get(name, {})]
+                if len(owners) > 1 or clash:
+                    both = " and ".join(claims[name]) if len(owners) > 1 else \
+                        f"{bots[name][clash[0]].source} and {label} for {clash[0]}"
+                    self.broken[label] = (f"bot {name!r} is registered by {both}: refused "
+                                          "for both (rename one)")
+                    for game in list(bots.get(name, {})) if len(owners) > 1 else clash:
+                        bots[name].pop(game, None)
+                    continue
                 # its files, and the hash they must still have when a worker starts it
                 checked = {"code_files": [run["target"]], "code": digest_of([run["target"]])} \
                     if run["kind"] == "file" else {"code": digest} if run.get("code_files") \
@@ -288,7 +311,7 @@ class Registry:
                 bots.setdefault(entry.name, {})[entry.game] = entry
                 self.latest[base] = max(self.latest.get(base, entry.name), entry.name,
                                         key=lambda n: int(n.partition("@")[2]))
-        self._bots = dict(sorted(bots.items()))
+        self._bots = dict(sorted((name, games) for name, games in bots.items() if games))
         return self._bots
 
     def canonical(self, entrant: str) -> str:
@@ -338,6 +361,11 @@ class Registry:
         entry = bots[name][game]
         return entry.with_options(entrant, options) if entrant != name or entry.options \
             else entry
+
+
+def _owner(label: str) -> str:
+    """Who owns a bot source: an installed distribution (``NAME VERSION``), or the file."""
+    return label.split()[0] if " " in label and not Path(label).exists() else label
 
 
 def bots_dirs_from_env(environ=None) -> list[str]:

@@ -589,6 +589,51 @@ def test_a_broken_wheel_is_one_line_not_a_traceback(tmp_path):
     assert "both a file and a folder" in run.stderr and "Traceback" not in run.stderr
 
 
+PEEK = """
+import arena
+
+def _can_read(path):
+    try:
+        with open(path, "rb") as f:
+            f.read(1)
+        return "y"
+    except OSError:
+        return "n"
+
+SEEN = _can_read({database!r}) + _can_read({sibling!r})
+
+class Bot:
+    def act(self, observation, legal):
+        return legal[0]
+
+@arena.hookimpl
+def register_bots(register):
+    register("peek-" + SEEN, Bot, games=["vandtia"])
+"""
+
+
+def test_a_bots_folder_is_listed_a_file_at_a_time_and_no_link_leads_out(tmp_path, database):
+    """A link in the bots folder to the database is not listed (nor bound in any jail), and
+    each file is listed by a worker that can read that file alone: its top level, run
+    there, reads neither the database nor the folder's other files."""
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    (folder / "secret.py").symlink_to(database)
+    (folder / "other.py").write_text(bot_file("other"))
+    text = PEEK.format(database=str(folder / "secret.py"), sibling=str(folder / "other.py"))
+    (folder / "peek.py").write_text(text)
+    registry = Registry(bots_dirs=[folder], entry_points=False)
+    assert sorted(registry.bots()) == ["other", "peek-nn"]
+    assert registry.broken[str(folder / "secret.py")] == (
+        f"{folder / 'secret.py'}: a link out of the bots folder: not listed (copy the file in "
+        "instead)")
+    # control: the same top level, run in a plain process, reads both
+    run = subprocess.run([sys.executable, "-c", text.replace("import arena", "import arena\n"
+                          "arena.hookimpl = lambda f: f") + "\nprint(SEEN)"],
+                         capture_output=True, text=True, timeout=60)
+    assert run.stdout.strip() == "yy", run.stderr
+
+
 # -- names and authors ---------------------------------------------------------------------------
 
 

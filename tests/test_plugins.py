@@ -100,11 +100,31 @@ def test_one_name_may_be_registered_for_several_games_in_several_calls(tmp_path)
         "vandtia", "cherki"}
 
 
-def test_the_same_bot_name_for_the_same_game_twice_leaves_the_second_out(tmp_path):
+def test_a_bot_name_two_sources_register_is_refused_for_both(tmp_path):
+    """The first source listed must not win a name: a file in a bots folder registering an
+    installed bot's name (or another file's) takes it from neither - both are refused, and
+    each says which two."""
     (tmp_path / "random.py").write_text(bot_file("random"))
     registry = Registry(bots_dirs=[tmp_path])
-    assert registry.bot("random", "vandtia").source.startswith("card-arena ")
-    assert "registered twice" in registry.broken[str(tmp_path / "random.py")]
+    with pytest.raises(UnknownBot, match="unknown bot 'random'.*registered by card-arena "):
+        registry.bot("random", "vandtia")
+    why = registry.broken[str(tmp_path / "random.py")]
+    assert why.startswith("bot 'random' is registered by card-arena ") and \
+        f"and {tmp_path / 'random.py'}: refused for both" in why
+    assert registry.bot("greedy", "vandtia")  # one distribution's modules share a name
+
+    # two files of a folder: a's name hijacked by "aa" (listed first) - both refused
+    folder = tmp_path / "two"
+    folder.mkdir()
+    (folder / "victim.py").write_text(bot_file("victim"))
+    (folder / "aa.py").write_text(bot_file("victim"))
+    (folder / "other.py").write_text(bot_file("other"))
+    registry = Registry(bots_dirs=[folder], entry_points=False)
+    assert list(registry.bots()) == ["other"]
+    for name in ("aa.py", "victim.py"):
+        assert registry.broken[str(folder / name)] == (
+            f"bot 'victim' is registered by {folder / 'aa.py'} and {folder / 'victim.py'}: "
+            "refused for both (rename one)")
 
 
 def test_a_broken_bot_file_is_left_out_with_one_clear_reason(tmp_path):

@@ -823,23 +823,29 @@ def layer_checks(probe: dict) -> dict[str, tuple[bool, str]]:
     }
 
 
-def list_sources(sources: list[dict], limits: Limits | None = None) -> list[dict]:
+def list_sources(sources: list[dict], limits: Limits | None = None,
+                 at_once: int = 4) -> list[dict]:
     """Ask sandboxed workers what each bot source registers: one answer per source, in
-    order; a source that kills or hangs its worker is reported as failed and the others are
-    listed by a fresh worker."""
+    order. Each source is listed by a worker of its own that may read that source's files
+    and nothing of the others' (a file of a bots folder never sees another, nor where a
+    link in the folder points); ``at_once`` of them start together. A source that kills or
+    hangs its worker is reported as failed."""
     limits = limits or Limits()
     answers: list[dict] = []
-    while len(answers) < len(sources):
-        rest = sources[len(answers):]
-        read = [p for s in rest for p in read_paths(s)]
-        worker = Worker({"kind": "module", "target": "arena", "read": read}, limits,
-                        mode="list", extra={"sources": rest, "read": read})
+    for first in range(0, len(sources), at_once):
+        workers = []
         try:
-            while len(answers) < len(sources):
-                answers.append(worker.receive(limits.start_s))
-        except BotFault as fault:
-            answers.append({"source": rest[len(answers) - (len(sources) - len(rest))]["target"],
-                            "error": fault.reason})
+            for source in sources[first:first + at_once]:
+                read = read_paths(source)
+                workers.append((source, Worker({"kind": "module", "target": "arena",
+                                                "read": read}, limits, mode="list",
+                                               extra={"sources": [source], "read": read})))
+            for source, worker in workers:
+                try:
+                    answers.append(worker.receive(limits.start_s))
+                except BotFault as fault:
+                    answers.append({"source": source["target"], "error": fault.reason})
         finally:
-            worker.close()
+            for _, worker in workers:
+                worker.close()
     return answers
