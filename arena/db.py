@@ -19,7 +19,7 @@ from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
 
-from sqlalchemy import BigInteger, UniqueConstraint, event, insert
+from sqlalchemy import BigInteger, Column, LargeBinary, UniqueConstraint, event, insert
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Field, Session, SQLModel, create_engine, func, select
 
@@ -27,7 +27,7 @@ from . import DEFAULT_DB as DEFAULT_URL
 from .errors import ArenaError, masked
 from .referee import ASKING
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 #: The names of the seasons that hold a person's match (``arena.leagues.humans``).
 HUMAN_SEASONS = "human/"
 #: The label of a match of bots played for people to watch (``human/.../watch-N``,
@@ -174,6 +174,18 @@ class ReviewRow(SQLModel, table=True):
     data: str
 
 
+class KeptCodeRow(SQLModel, table=True):
+    """The code a season began with, for a bots folder's single-file bot (schema 9): its
+    file's name and bytes, keyed by their SHA-256 (the bot's code hash), kept once however
+    many seasons play it - so a season whose file has changed since can still be finished
+    with it (``arena season export-bots``)."""
+
+    __tablename__ = "kept_code"
+    code_hash: str = Field(primary_key=True)
+    filename: str
+    body: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+
+
 def _schema_2(conn) -> None:
     conn.exec_driver_sql("ALTER TABLE seat_results ADD COLUMN log VARCHAR")
     conn.exec_driver_sql("ALTER TABLE ratings ADD COLUMN suspended BOOLEAN NOT NULL DEFAULT false")
@@ -205,9 +217,14 @@ def _schema_8(conn) -> None:
     conn.exec_driver_sql("ALTER TABLE seat_results ADD COLUMN luck FLOAT")
 
 
+def _schema_9(conn) -> None:
+    """The kept code table, which ``create_all`` has just made. Seasons begun before it
+    have no code kept: a changed bot of theirs must be restored by hand."""
+
+
 # (version, callable(connection)), in order
 MIGRATIONS: list = [(2, _schema_2), (3, _schema_3), (4, _schema_4), (5, _schema_5),
-                    (6, _schema_6), (7, _schema_7), (8, _schema_8)]
+                    (6, _schema_6), (7, _schema_7), (8, _schema_8), (9, _schema_9)]
 
 
 def _sqlite_pragmas(dbapi_connection, _record):
@@ -464,6 +481,26 @@ def create_season(engine, defn, bots: list[BotRow], fixtures: int, rules: int = 
                              "name)") from None
         session.refresh(row)
         return row
+
+
+def keep_code(engine, files: list[tuple[str, str, bytes]]) -> None:
+    """Keep ``(code hash, file name, bytes)`` of bots' files, each once."""
+    with Session(engine) as session:
+        for code_hash, filename, body in files:
+            if session.get(KeptCodeRow, code_hash) is None:
+                session.add(KeptCodeRow(code_hash=code_hash, filename=filename, body=body))
+                try:
+                    session.commit()
+                except IntegrityError:  # another runner kept it first
+                    session.rollback()
+
+
+def kept_code(engine, hashes) -> dict[str, KeptCodeRow]:
+    """The kept files of these code hashes (those that are kept)."""
+    hashes = list(hashes)
+    with Session(engine) as session:
+        return {r.code_hash: r for r in session.exec(
+            select(KeptCodeRow).where(KeptCodeRow.code_hash.in_(hashes)))}
 
 
 def get_season(engine, name: str) -> SeasonRow:

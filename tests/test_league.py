@@ -261,23 +261,59 @@ def test_a_season_name_that_exists_is_refused(engine, registry):
         _season(engine, registry, rounds=1)
 
 
-def test_a_season_whose_bot_changed_is_not_resumed(tmp_path, engine):
+def test_a_season_whose_bot_changed_says_how_and_finishes_with_the_code_it_began_with(
+        tmp_path):
+    """A bots folder's file changed after its season began: the season never plays the new
+    code. Resuming says which file changed and how to finish with the code it began with,
+    which the database keeps: ``season export-bots`` writes it, and a resume from that
+    folder plays it - the same results as a season never interrupted."""
     from arena.plugins import Registry
 
     bot = tmp_path / "bots" / "mine.py"
     bot.parent.mkdir()
-    bot.write_text(SECOND_RANDOM.replace("random-2", "mine"))
+    first = SECOND_RANDOM.replace("random-2", "mine")
+    bot.write_text(first)
+    database = tmp_path / "arena.db"
+    engine = db.connect(f"sqlite:///{database}")
     row = league.create(engine, Registry(bots_dirs=[bot.parent]), SeasonDef(
         "s", "vandtia", "cardems", 2, ("random", "mine"), 2, 1))
-    bot.write_text(bot.read_text() + "\n# a new version\n")
+    bot.write_text(first + "\n# a new version\n")
     with pytest.raises(ArenaError, match="bot 'mine' has changed since season 's' started"):
         league.play(engine, Registry(bots_dirs=[bot.parent]), row)
     assert db.stored_fixtures(engine, row.id) == set()
-    proc = arena("--bots-dir", str(bot.parent), "season", "resume", "s",
-                 db_path=tmp_path / "arena.db")
+    proc = arena("--bots-dir", str(bot.parent), "season", "resume", "s", db_path=database)
     _, err = proc.communicate(timeout=120)
+    recorded = json.loads(row.options)["code_hashes"]["mine"]
     assert proc.returncode == 2 and err.splitlines() == [
-        "arena: error: bot 'mine' has changed since season 's' started"]
+        f"arena: error: bot 'mine' has changed since season 's' started: {bot} is not the "
+        f"code it began with (sha256 {recorded[:12]}, now "
+        f"{Registry(bots_dirs=[bot.parent]).bot('mine', 'vandtia').code_hash[:12]}); that "
+        "code is kept: 'arena season export-bots s DIR' writes it, and 'arena --bots-dir DIR "
+        "season resume s' finishes the season with it (a new season plays the new code)"]
+
+    kept = tmp_path / "kept"
+    proc = arena("season", "export-bots", "s", str(kept), db_path=database)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert out.splitlines() == [str(kept / "mine.py")] and (kept / "mine.py").read_text() == first
+    proc = arena("--bots-dir", str(kept), "season", "resume", "s", db_path=database)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert db.stored_fixtures(engine, row.id) == set(range(row.fixtures))
+
+    # the same season, never interrupted, with the first code: the same results
+    again = tmp_path / "again.db"
+    other = db.connect(f"sqlite:///{again}")
+    league.play(other, Registry(bots_dirs=[kept]), league.create(
+        other, Registry(bots_dirs=[kept]), SeasonDef("s", "vandtia", "cardems", 2,
+                                                     ("random", "mine"), 2, 1,
+                                                     secret=row.secret)))
+    assert _replays(engine) == _replays(other)
+
+
+def _replays(engine) -> list:
+    with db.Session(engine) as session:
+        return sorted((m.fixture, m.replay) for m in session.exec(db.select(db.MatchRow)))
 
 
 @pytest.mark.parametrize("option, message", [

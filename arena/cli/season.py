@@ -8,6 +8,7 @@ import secrets
 import sys
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import click
 
@@ -212,10 +213,29 @@ def season_resume(registry, name, workers, executor, scheduler) -> None:
 
     engine = _engine(registry)
     row = db.get_season(engine, name)
-    league.playable(registry, row)  # a season that cannot go on says so before anything
+    league.playable(registry, row, engine)  # a season that cannot go on says so first
     _run(engine, registry, row, league.make_executor(executor, workers, scheduler))
     _show_leaderboard(engine, registry, db.get_season(engine, name))
     _stored_in(registry, name)
+
+
+@season.command("export-bots")
+@click.argument("name")
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.pass_obj
+def season_export_bots(registry, name, folder) -> None:
+    """Write the bot files season NAME began with into FOLDER.
+
+    A season keeps the code of its bots folder's single-file bots. Where one has changed
+    since, 'arena --bots-dir FOLDER season resume NAME' finishes the season with the code
+    it began with."""
+    from .. import db
+    from ..leagues import league
+
+    engine = _engine(registry)
+    row = db.get_season(engine, name)
+    for path in league.export_bots(engine, registry, row, folder):
+        click.echo(str(path))
 
 
 @season.command("list")

@@ -9,6 +9,7 @@ stay readable).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import multiprocessing
 import os
@@ -16,6 +17,7 @@ import signal
 import threading
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
+from pathlib import Path
 
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -45,11 +47,69 @@ def bot_row(registry: Registry, name: str, game: str) -> db.BotRow:
                      code_hash=entry.code_hash)
 
 
+KEEP_MAX = 4 << 20  # the largest bot file a season keeps
+
+
 def create(engine, registry: Registry, defn: SeasonDef) -> db.SeasonRow:
     validate(defn, registry)
     bots = [bot_row(registry, name, defn.game) for name in defn.bots]
-    return db.create_season(engine, defn, bots, fixture_count(defn),
-                            registry.game(defn.game).rules_version)
+    row = db.create_season(engine, defn, bots, fixture_count(defn),
+                           registry.game(defn.game).rules_version)
+    db.keep_code(engine, _files_to_keep(registry, defn))
+    return row
+
+
+def _files_to_keep(registry: Registry, defn: SeasonDef) -> list[tuple[str, str, bytes]]:
+    """A bots folder's single-file bots of the season, as ``keep_code`` keeps them."""
+    out = []
+    for name in defn.bots:
+        entry = registry.bot(name, defn.game)
+        if entry.spec.get("kind") != "file":
+            continue
+        path = Path(entry.spec["target"])
+        try:
+            if path.stat().st_size > KEEP_MAX:
+                continue
+            body = path.read_bytes()
+        except OSError:
+            continue
+        if hashlib.sha256(body).hexdigest() == entry.code_hash:
+            out.append((entry.code_hash, path.name, body))
+    return out
+
+
+def export_bots(engine, registry: Registry, row: db.SeasonRow, folder: Path) -> list[Path]:
+    """Write the kept files of season ``row``'s bots into ``folder`` (made if missing): a
+    bots folder that plays the season as it began. ArenaError if none is kept, or where a
+    different file of that name is there already."""
+    hashes = json.loads(row.options).get("code_hashes", {})
+    kept = db.kept_code(engine, hashes.values())
+    if not kept:
+        raise ArenaError(f"season {row.name!r} keeps no bot file (only a bots folder's "
+                         "single-file bots are kept, and not by seasons begun before it kept them)")
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for code in kept.values():
+        path = folder / code.filename
+        if path.exists() and path.read_bytes() != code.body:
+            raise ArenaError(f"{path} exists and is another file: give an empty folder")
+        path.write_bytes(code.body)
+        written.append(path)
+    return written
+
+
+def _changed(engine, registry: Registry, row: db.SeasonRow, name: str, recorded: str) -> str:
+    """What to say of bot ``name`` of season ``row``, whose code is no longer ``recorded``:
+    which file changed, and how to finish the season with the code it began with."""
+    entry = registry.bot(name, row.game)
+    where = entry.spec.get("target") or entry.source
+    say = (f"bot {name!r} has changed since season {row.name!r} started: {where} is not the "
+           f"code it began with (sha256 {recorded[:12]}, now {entry.code_hash[:12]})")
+    if db.kept_code(engine, [recorded]):
+        return (f"{say}; that code is kept: 'arena season export-bots {row.name} DIR' writes "
+                f"it, and 'arena --bots-dir DIR season resume {row.name}' finishes the season "
+                "with it (a new season plays the new code)")
+    return f"{say}; restore that file to resume the season, or start a new one"
 
 
 class DaskExecutor:
@@ -200,7 +260,7 @@ class SeasonRater:
         return self.rater.standings()
 
 
-def playable(registry: Registry, row: db.SeasonRow) -> SeasonDef:
+def playable(registry: Registry, row: db.SeasonRow, engine=None) -> SeasonDef:
     """The definition of season ``row``; ArenaError if it cannot be played on here: a bot
     is missing or has changed since the season began, or the season began under another
     way of asking bots or before seasons had secrets."""
@@ -213,7 +273,10 @@ def playable(registry: Registry, row: db.SeasonRow) -> SeasonDef:
     for name in defn.bots:
         if options.get("code_hashes", {}).get(name) not in (
                 None, registry.bot(name, defn.game).code_hash):
-            raise ArenaError(f"bot {name!r} has changed since season {row.name!r} started")
+            recorded = options["code_hashes"][name]
+            raise ArenaError(_changed(engine, registry, row, name, recorded) if engine
+                             is not None else f"bot {name!r} has changed since season "
+                             f"{row.name!r} started")
     if row.secret is None:
         raise ArenaError(f"season {row.name!r} was made before seasons had secrets (a bot "
                          "could compute its deals); finishing it now would mix two seedings "
@@ -234,7 +297,7 @@ def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | Non
          workers: int | None = None, on_batch=None, own_executor: bool = False) -> int:
     """Play the fixtures of season ``row`` not yet stored; rate it when complete.
     ``on_batch(results, rater)`` is called after each stored batch (for progress views)."""
-    defn = playable(registry, row)
+    defn = playable(registry, row, engine)
     done = db.stored_fixtures(engine, row.id)
     if row.status != "running":  # resumed after Ctrl-C
         db.set_status(engine, row.id, "running")

@@ -304,7 +304,8 @@ def _play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits
         found = registry.bot(name, game_name)
         if recorded.get(name, found.code_hash) != found.code_hash:
             raise ArenaError(f"bot {name!r} has changed since its season started: it does not "
-                             "play; restore it, and the season resumes")
+                             "play ('arena season resume' says how to finish the season with "
+                             "the code it began with)")
         return found
 
     game = registry.game(game_name)
