@@ -32,11 +32,11 @@ WAIT = 120  # seconds at most for anything awaited: a loaded machine is slow, ne
 class Server:
     """``arena serve`` in a process of its own, on a free port (or the one given)."""
 
-    def __init__(self, db_path, port: int = 0, bots_dir=None):
+    def __init__(self, db_path, port: int = 0, bots_dir=None, options=()):
         extra = ["--bots-dir", str(bots_dir)] if bots_dir else []
         self.process = subprocess.Popen(
             [sys.executable, "-m", "arena", "--db", f"sqlite:///{db_path}", *extra, "serve",
-             "--port", str(port)], stderr=subprocess.PIPE, text=True,
+             "--port", str(port), *options], stderr=subprocess.PIPE, text=True,
             env={**os.environ, "PYTHONUNBUFFERED": "1"})
         line = self.process.stderr.readline()  # the server says where it listens, or why not
         found = re.search(r"serving (http://\S+)", line)
@@ -55,8 +55,8 @@ class Server:
 def served(tmp_path):
     servers = []
 
-    def start(port: int = 0, bots_dir=None, db_path=None) -> Server:
-        servers.append(Server(db_path or tmp_path / "a.db", port, bots_dir))
+    def start(port: int = 0, bots_dir=None, db_path=None, options=()) -> Server:
+        servers.append(Server(db_path or tmp_path / "a.db", port, bots_dir, options))
         return servers[-1]
     yield start
     for server in servers:
@@ -368,23 +368,49 @@ def test_a_running_match_is_watched_from_the_persons_seat_only(served, browser, 
         watcher.quit()
 
 
-def _post(url: str, body, cookie: str | None = None):
+_VISITORS: dict = {}
+
+
+def visitor(base: str) -> tuple[str, str]:
+    """A visitor of the server at ``base``: its cookie (``name=value``) and its token, as a
+    page it loads gives them (``arena.web.guard``)."""
+    if base not in _VISITORS:
+        with urllib.request.urlopen(base + "play.html") as r:
+            cookie = r.headers["Set-Cookie"].split(";")[0]
+            page = r.read().decode()
+        _VISITORS[base] = cookie, re.search(r'name="arena-token" content="(\w+)"', page)[1]
+    return _VISITORS[base]
+
+
+def _post(url: str, body, cookie: str | None = None, token: bool = True,
+          origin: str | None = None):
+    """POST ``body`` (JSON, or bytes as they are) as a page of the server would: from its
+    origin, with a visitor's cookie and token, and ``cookie`` (a table's) besides."""
+    parts = urllib.parse.urlsplit(url)
+    base = f"{parts.scheme}://{parts.netloc}/"
+    mine, secret = visitor(base)
     data = body if isinstance(body, bytes) else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method="POST",
-                                     headers={"Content-Type": "application/json",
-                                              **({"Cookie": cookie} if cookie else {})})
+    headers = {"Content-Type": "application/json", "Origin": origin or base.rstrip("/"),
+               "Cookie": "; ".join(c for c in (mine, cookie) if c)}
+    if token:
+        headers["X-Arena-Token"] = secret
+    request = urllib.request.Request(url, data=data, method="POST", headers=headers)
     try:
         with urllib.request.urlopen(request) as r:
             return r.status, json.loads(r.read())
     except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
+        text = e.read()
+        try:
+            return e.code, json.loads(text)
+        except ValueError:
+            return e.code, {"error": text.decode()}
 
 
 def test_bad_posts_get_a_clear_answer_and_change_nothing(served, browser, tmp_path):
     server = served()
     first = sit(browser, server.url, "vandtia/cardems/2", "random", 0)
     cookie = {c["name"]: c["value"] for c in browser.get_cookies()}
-    mine = f"arena_table_{first}={cookie[f'arena_table_{first}']}"
+    mine = f"arena_table_{first}_{server.port}={cookie[f'arena_table_{first}_{server.port}']}"
     browser.delete_all_cookies()
     other = sit(browser, server.url, "vandtia/cardems/2", "random", 1)
     state = json.loads(urllib.request.urlopen(
@@ -420,14 +446,20 @@ def test_bad_posts_get_a_clear_answer_and_change_nothing(served, browser, tmp_pa
     assert code == 200 and answer["moves"] > at
 
 
+def _form_post(base: str, page: str, form: bytes, origin: str | None = None) -> int:
+    """Post a form as the server's page would (its visitor, origin and token): the table
+    it opens."""
+    cookie, token = visitor(base)
+    request = urllib.request.Request(f"{base}{page}?csrf={token}", data=form, method="POST",
+                                     headers={"Cookie": cookie,
+                                              "Origin": origin or base.rstrip("/")})
+    with urllib.request.urlopen(request) as r:
+        return int(re.search(r"table-(\d+)", r.url).group(1))
+
+
 def _post_raw(url: str, body: bytes, cookie):
-    request = urllib.request.Request(url, data=body, method="POST",
-                                     headers={"Cookie": cookie} if cookie else {})
-    try:
-        with urllib.request.urlopen(request) as r:
-            return r.status, None
-    except urllib.error.HTTPError as e:
-        return e.code, None
+    code, _ = _post(url, body, cookie)
+    return code, None
 
 
 def test_a_bot_that_crashes_forfeits_with_the_reason_shown(served, browser, tmp_path):
@@ -604,7 +636,8 @@ def test_leaving_a_match_stores_it_abandoned_and_nothing_moves_after(served, bro
     server = served()
     table_id = sit(browser, server.url, "cherki/standard/3", "random", 2)
     cookie = {c["name"]: c["value"] for c in browser.get_cookies()}
-    mine = f"arena_table_{table_id}={cookie[f'arena_table_{table_id}']}"
+    mine = f"arena_table_{table_id}_{server.port}=" \
+        f"{cookie[f'arena_table_{table_id}_{server.port}']}"
     abandon = f"{server.url}api/table/{table_id}/abandon"
     assert _post(abandon, {}, None)[0] == 403
     code, state = _post(abandon, {}, mine)
@@ -631,8 +664,7 @@ def test_ctrl_c_stops_the_server_with_a_table_and_its_feed_open(served, tmp_path
     server = served()
     form = urllib.parse.urlencode({"table": "vandtia/cardems/2", "seat": "0",
                                    "opponents": "random"}).encode()
-    with urllib.request.urlopen(server.url + "play.html", form) as r:
-        table_id = int(re.search(r"table-(\d+)", r.url).group(1))
+    table_id = _form_post(server.url, "play.html", form)
     feed = urllib.request.urlopen(f"{server.url}events/table/{table_id}", timeout=WAIT)
     assert feed.readline().startswith(b"event: moved")  # the stream is open
     server.process.send_signal(signal.SIGINT)
@@ -737,3 +769,121 @@ def test_a_finished_table_opens_when_its_bot_is_gone(tmp_path):
         assert again.status == "done" and again.view(0, True) == table.view(0, True)
     finally:
         again.close()
+
+
+# -- the web app acts only for the one it serves ------------------------------------------------
+
+
+def _tables(db_path) -> int:
+    engine = db.connect(f"sqlite:///{db_path}", create=False)
+    return sum(1 for row, _ in db.list_seasons(engine) if row.name.startswith("human/"))
+
+
+def test_a_change_from_another_origin_or_without_the_token_is_refused(served, tmp_path):
+    """Browsers send this server's cookies with a request any page makes, from another port
+    of the host too: a change must come from its origin, with the visitor's token, to a
+    Host that is the server's own."""
+    server = served()
+    form = urllib.parse.urlencode({"table": "vandtia/cardems/2", "seat": "0",
+                                   "opponents": "random"}).encode()
+    table_id = _form_post(server.url, "play.html", form)  # control: its own page's post
+    base = server.url.rstrip("/")
+    cookie, token = visitor(server.url)
+    attempts = {
+        "another port": {"Origin": "http://127.0.0.1:9", "Cookie": cookie},
+        "no origin": {"Cookie": cookie},
+        "a foreign host": {"Origin": "http://evil.example", "Cookie": cookie,
+                           "Host": "evil.example"},
+        "no token": {"Origin": base, "Cookie": cookie},
+    }
+    for what, headers in attempts.items():
+        url = f"{server.url}play.html" + ("" if what == "no token" else f"?csrf={token}")
+        request = urllib.request.Request(url, data=form, method="POST", headers=headers)
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request)
+        assert refused.value.code in (400, 403), what
+        text = refused.value.read().decode()
+        assert text.count("\n") == 1 and "Traceback" not in text, (what, text)
+    abandon = f"{server.url}api/table/{table_id}/abandon"
+    assert _post(abandon, {}, None, origin="http://127.0.0.1:9")[0] == 403
+    assert _post(abandon, {}, None, token=False)[0] == 403
+    assert _tables(tmp_path / "a.db") == 1  # none made by the refused posts
+    row, _ = stored(tmp_path / "a.db", table_id)
+    assert row.status == "running"
+
+
+def test_tables_are_capped_per_visitor_and_in_all(served, tmp_path):
+    server = served(options=("--max-tables", "3"))
+    form = urllib.parse.urlencode({"table": "tractor/deal/4", "seat": "0",
+                                   "opponents": "random"}).encode()
+    for _ in range(2):
+        _form_post(server.url, "play.html", form)
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        _form_post(server.url, "play.html", form)
+    assert refused.value.code == 429 and "you have 2 running tables" in \
+        refused.value.read().decode()
+    _VISITORS.pop(server.url)  # another visitor: one table more, then the server is full
+    _form_post(server.url, "play.html", form)
+    _VISITORS.pop(server.url)
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        _form_post(server.url, "play.html", form)
+    assert refused.value.code == 503 and "the server is full" in refused.value.read().decode()
+    assert _tables(tmp_path / "a.db") == 3
+
+
+def test_every_route_answers_a_malformed_request_with_a_4xx_line(served, tmp_path):
+    """Every route the app has (listed from the app), asked with malformed ids, numbers and
+    bodies: a 4xx and one line, never a 500 or a traceback."""
+    from arena.plugins import Registry as Bots
+    from arena.web.app import make_app
+
+    server = served()
+    form = urllib.parse.urlencode({"table": "vandtia/cardems/2", "seat": "0",
+                                   "opponents": "random"}).encode()
+    _form_post(server.url, "play.html", form)
+    app = make_app(db.connect(f"sqlite:///{tmp_path}/other.db"), Bots())
+    paths = [(r.path, sorted(r.methods or ["GET"])) for r in app.routes if "{" in r.path
+             or "POST" in (getattr(r, "methods", None) or ())]
+    assert len(paths) >= 8
+    ids = ["9" * 5000, str(2**63), str(2**64), "-1", "1e400", "x", "1"]
+    nested = b"[" * 100_000 + b"]" * 100_000
+    bodies = [nested, b'{"action": "x", "at": 1e400}', b'{"action": "x", "at": "9"}',
+              b'{"action": [[[[]]]], "at": 0, "since": -5}', b"\xff\xfe", b"{}",
+              ("table=vandtia/cardems/" + "9" * 5000 + "&seat=" + "9" * 5000).encode(),
+              b"table=vandtia/cardems/2&opponents=random&seat=0&deals=" + b"9" * 5000,
+              b"table=vandtia/cardems/2&opponents=random&watch=1&pace=nan"]
+    queries = ["", "?since=" + "9" * 5000, "?view=" + "9" * 5000, "?seat=" + "9" * 5000,
+               "?since=-1"]
+    asked = 0
+    for path, methods in paths:
+        for value in ids:
+            url = server.url + path.lstrip("/").replace("{id}", value)
+            for method in methods:
+                if method == "HEAD":
+                    continue
+                for extra in (queries if method == "GET" else [""]):
+                    for body in (bodies if method == "POST" else [None]):
+                        if method == "GET" and path.startswith("/events/") and value == "1":
+                            continue  # a live stream of a real table: it stays open
+                        code, answer = _ask(method, url + extra, body)
+                        asked += 1
+                        assert 400 <= code < 500 or code in (200, 303), (method, path, value,
+                                                                         extra, body[:30] if
+                                                                         body else None, code)
+                        assert "Traceback" not in answer and code != 500, answer
+    assert asked > 200
+
+
+def _ask(method: str, url: str, body: bytes | None) -> tuple[int, str]:
+    parts = urllib.parse.urlsplit(url)
+    base = f"{parts.scheme}://{parts.netloc}/"
+    cookie, token = visitor(base)
+    sep = "&" if "?" in url else "?"
+    request = urllib.request.Request(url + (f"{sep}csrf={token}" if method == "POST" else ""),
+                                     data=body, method=method,
+                                     headers={"Cookie": cookie, "Origin": base.rstrip("/")})
+    try:
+        with urllib.request.urlopen(request, timeout=WAIT) as r:
+            return r.status, r.read(4096).decode(errors="replace")
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode(errors="replace")

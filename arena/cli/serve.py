@@ -10,8 +10,10 @@ import click
               help="The address to listen on (0.0.0.0: every interface).")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
               help="The port (0: any free one, shown).")
+@click.option("--max-tables", default=16, show_default=True, type=click.IntRange(1, 10000),
+              help="Running tables in all; a visitor may run 2, with 12 bot processes.")
 @click.pass_obj
-def serve_command(registry, host, port) -> None:
+def serve_command(registry, host, port, max_tables) -> None:
     """Serve the leagues on the web: leaderboards, seasons and replays always current, a
     running season followed live, and tables where you play bots in the browser
     (docs/serving.md). Ctrl-C stops it; a match at a table goes on when it starts again."""
@@ -24,7 +26,7 @@ def serve_command(registry, host, port) -> None:
         click.echo(f"arena: serving {url} (Ctrl-C stops)", err=True)
 
     try:
-        serve(engine, registry, host, port, ready=ready)
+        serve(engine, registry, host, port, ready=ready, max_tables=max_tables)
     except KeyboardInterrupt:  # uvicorn stops on Ctrl-C, then raises it again: the end asked
         pass
     click.echo("arena: stopped; a match at a table goes on where it was when the server "

@@ -31,6 +31,7 @@ from urllib.parse import parse_qs
 
 from .. import db
 from ..errors import ArenaError
+from ..plugins import is_human
 from ..views import report
 from . import challenges, tables
 
@@ -43,20 +44,36 @@ IDLE = 15 * 60  # seconds a table unasked-for keeps its bots' processes
 PACE = 0.5  # seconds a move of a bots' table, by default
 CACHED = 32  # season pages kept made, the last asked for
 MAX_BODY = 64 * 1024  # bytes of a request body: a form or a move is far smaller
+MAX_TABLES = 16  # running tables in all (``arena serve --max-tables``)
+VISITOR_TABLES = 2  # running tables a visitor may have
+MAX_BOTS = 48  # bot processes the running tables may hold in all
+VISITOR_BOTS = 12  # bot processes a visitor's running tables may hold
+MAX_ID = 2**63 - 1  # the largest id a database holds
+
+
+def _bots_of(table) -> int:
+    """The bot processes a running table holds: one a bot seat."""
+    return sum(1 for name in table.defn.bots if not is_human(name))
 
 
 class Site:
     """What the routes share: the database, the bots, the templates, the live tables and
     the last rendering of each season page (kept while its matches do not change)."""
 
-    def __init__(self, engine, registry, poll: float = POLL, idle: float = IDLE):
+    def __init__(self, engine, registry, poll: float = POLL, idle: float = IDLE,
+                 max_tables: int = MAX_TABLES):
         from jinja2 import ChoiceLoader, FileSystemLoader
 
+        from .guard import PLACEHOLDER
+
         self.engine, self.registry, self.poll, self.idle = engine, registry, poll, idle
+        self.max_tables = max_tables
         self.env = report.environment()
         self.env.loader = ChoiceLoader([FileSystemLoader(TEMPLATES), self.env.loader])
         self.env.globals["served"] = True
+        self.env.globals["csrf"] = PLACEHOLDER.decode()  # the visitor's token, as sent
         self.tables: dict[int, tables.Table] = {}
+        self.visitors: dict[int, str] = {}  # table id -> the visitor who opened it
         self.lock = threading.Lock()
         self.seasons: dict[int, tuple] = {}  # the last CACHED season pages made
         self.indexes: dict[bool, tuple] = {}
@@ -91,6 +108,24 @@ class Site:
         for table in idle:
             with table.lock:
                 table.close()
+
+    def admit(self, visitor: str, bots: int) -> None:
+        """Room for a new table of ``bots`` bot processes, opened by ``visitor``: else a
+        TableError, 503 when the server is full, 429 when the visitor has enough."""
+        with self.lock:
+            running = [t for t in self.tables.values() if t.status == "running"]
+            mine = [t for t in running if self.visitors.get(t.id) == visitor]
+        held = sum(_bots_of(t) for t in running)
+        if len(running) >= self.max_tables or held + bots > max(MAX_BOTS, bots):
+            raise tables.TableError(
+                f"the server is full ({len(running)} tables with {held} bot processes are "
+                f"running; at most {self.max_tables} tables and {MAX_BOTS} bot processes): "
+                "try again when one ends", 503)
+        if len(mine) >= VISITOR_TABLES or sum(map(_bots_of, mine)) + bots > max(
+                VISITOR_BOTS, bots):
+            raise tables.TableError(
+                f"you have {len(mine)} running tables (at most {VISITOR_TABLES}, with "
+                f"{VISITOR_BOTS} bot processes in all): finish or leave one first", 429)
 
     def hold(self, table: tables.Table) -> tables.Table:
         """Keep a live table; a challenge's deal, once over, has its bot game played."""
@@ -145,23 +180,43 @@ class Site:
                 table.close()
 
 
-def make_app(engine, registry, poll: float = POLL, idle: float = IDLE):
+def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=None,
+             port: int = 0, max_tables: int = MAX_TABLES):
     """The ASGI application over ``engine`` (a database) and ``registry`` (the bots);
     ``poll``: seconds between a live feed's looks at the database; ``idle``: seconds a
-    table is held after it was last asked for (``Site.tidy``)."""
+    table is held after it was last asked for (``Site.tidy``); ``hosts``: the ``Host``
+    values it answers (``host:port``), which puts it behind :class:`arena.web.guard.Guard`
+    (``serve`` always does); ``max_tables``: running tables in all."""
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
     from starlette.responses import JSONResponse, RedirectResponse, StreamingResponse
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
-    site = Site(engine, registry, poll, idle)
+    site = Site(engine, registry, poll, idle, max_tables)
 
     def number(request, key: str = "id") -> int:
-        try:
-            return int(request.path_params[key])
-        except ValueError:
-            raise tables.TableError(f"not an id: {request.path_params[key]!r}", 404) from None
+        text = request.path_params[key]
+        if not (text.isascii() and text.isdigit() and len(text) <= 19 and int(text) <= MAX_ID):
+            raise tables.TableError(f"not an id: {text[:40]!r}", 404)
+        return int(text)
+
+    def cookie(request, key: str) -> str | None:
+        """A cookie of this server's (named for its port: browsers share cookies between
+        the ports of a host)."""
+        return request.cookies.get(f"{key}_{port}" if port else key)
+
+    def _small(text: str, what: str, low: int = 0, high: int = 10**6) -> int:
+        """A whole number from a request, within ``low``-``high``; ArenaError else."""
+        text = str(text).strip()
+        if not (text.isascii() and text.lstrip("-").isdigit() and len(text) <= 8
+                and low <= int(text) <= high):
+            raise tables.TableError(f"{what} is a whole number from {low} to {high}", 400)
+        return int(text)
+
+    def visitor(request) -> str:
+        return request.scope.get("state", {}).get("visitor") or (
+            request.client.host if request.client else "")
 
     def guarded(handler, as_json: bool = False):
         """A route whose refusals (ArenaError) are clear answers, never a traceback."""
@@ -209,7 +264,10 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE):
                              "chart": context["chart"]})
 
     async def season_events(request):
-        season_id = number(request)
+        try:
+            season_id = number(request)
+        except ArenaError as e:
+            return JSONResponse({"error": str(e)}, getattr(e, "status", 400))
         if await run_in_threadpool(db.progress, engine, season_id) is None:
             return JSONResponse({"error": f"no season with id {season_id}"}, 404)
 
@@ -243,10 +301,11 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE):
     async def play_post(request):
         form = await _form(request)
         try:
-            table, token = await run_in_threadpool(_new_table, form)
+            table, token = await run_in_threadpool(_new_table, form, visitor(request))
         except ArenaError as e:
-            return await run_in_threadpool(play_form, request, str(e), form, 400)
-        return _seated(table, token)
+            return await run_in_threadpool(play_form, request, str(e), form,
+                                           getattr(e, "status", 400))
+        return _seated(table, token, who=visitor(request))
 
     async def _form(request) -> dict:
         """A posted form's fields (the last value of each), stripped."""
@@ -260,8 +319,9 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE):
         game, _, rest = form.get("table", "").partition("/")
         variant, _, count = rest.partition("/")
         try:
-            players, seat = int(count), int(form.get("seat") or "0")
-        except ValueError:
+            players, seat = _small(count, "players", 1, 99), _small(form.get("seat") or "0",
+                                                                   "seat", 0, 99)
+        except ArenaError:
             raise ArenaError("choose a table (game, variant and players) and a seat number") \
                 from None
         g = registry.game(game)
@@ -284,27 +344,29 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE):
         name = form.get("name", "")
         return game, variant, seat, f"human:{name}" if name else "human", opponents
 
-    def _new_table(form: dict):
+    def _new_table(form: dict, who: str):
         watch = bool(form.get("watch"))
         game, variant, seat, person, opponents = _seating(form, watch)
+        site.admit(who, len(opponents))
         if watch:
             try:
                 pace = float(form.get("pace") or PACE)
             except ValueError:
-                raise ArenaError("seconds a move is a number") from None
+                pace = -1.0
+            if not 0 <= pace <= 60:  # nan and inf too
+                raise ArenaError("seconds a move is a number from 0 to 60")
             return tables.create(engine, registry, game, variant, opponents, pace=pace)
         seats = opponents[:seat] + [person] + opponents[seat:]
         return tables.create(engine, registry, game, variant, seats)
 
     async def challenge_post(request):
         form = await _form(request)
+        who = visitor(request)
 
         def begin():
             game, variant, seat, person, opponents = _seating(form)
-            try:
-                deals = int(form.get("deals") or "3")
-            except ValueError:
-                raise ArenaError("deals is a number") from None
+            deals = _small(form.get("deals") or "3", "deals")
+            site.admit(who, len(opponents))
             found, token = challenges.create(engine, registry, game, variant, seat, person,
                                              form.get("bot", "").strip(), opponents, deals)
             with site.lock:
@@ -313,23 +375,26 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE):
         try:
             found, table, token = await run_in_threadpool(begin)
         except ArenaError as e:
-            return await run_in_threadpool(play_form, request, str(e), form, 400, True)
-        return _seated(table, token, challenge=found.id)
+            return await run_in_threadpool(play_form, request, str(e), form,
+                                           getattr(e, "status", 400), True)
+        return _seated(table, token, challenge=found.id, who=who)
 
-    def _seated(table, token: str, challenge: int | None = None):
+    def _seated(table, token: str, challenge: int | None = None, who: str = ""):
+        with site.lock:
+            site.visitors[table.id] = who
         site.hold(table)
         response = RedirectResponse(f"table-{table.id}.html", 303)
         for key, value in ((COOKIE.format(table.id), token),
                            (CHALLENGE_COOKIE.format(challenge), token)):
             if challenge is not None or key.startswith("arena_table"):
-                response.set_cookie(key, value, httponly=True, samesite="strict",
-                                    max_age=30 * 24 * 3600)
+                response.set_cookie(f"{key}_{port}" if port else key, value, httponly=True,
+                                    samesite="strict", max_age=30 * 24 * 3600)
         return response
 
     def challenge_page(request):
         found = site.challenge(number(request))
         found.advance()
-        mine = found.owns(request.cookies.get(CHALLENGE_COOKIE.format(found.id)))
+        mine = found.owns(cookie(request, CHALLENGE_COOKIE.format(found.id)))
         summary = found.summary()
         return site.page("challenge.html", c=summary, mine=mine,
                          title=registry.game(found.defn.game).title,
@@ -337,12 +402,14 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE):
 
     def challenge_next(request):
         found = site.challenge(number(request))
-        token = request.cookies.get(CHALLENGE_COOKIE.format(found.id))
-        return _seated(found.next_deal(token), token, challenge=found.id)
+        token = cookie(request, CHALLENGE_COOKIE.format(found.id))
+        if found.owns(token):
+            site.admit(visitor(request), len(found.bot_seats) - 1)
+        return _seated(found.next_deal(token), token, challenge=found.id, who=visitor(request))
 
     def table_page(request):
         table = site.table(number(request))
-        mine = table.owns(request.cookies.get(COOKIE.format(table.id)))
+        mine = table.owns(cookie(request, COOKIE.format(table.id)))
         asked = request.query_params.get("view")
         if asked is not None and table.match_id is not None:
             return RedirectResponse(f"match-{table.match_id}.html", 303)
@@ -356,7 +423,7 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE):
         bots' table, only the person's seat of a person's; never everyone's."""
         if asked is None:
             return None
-        if asked.isdigit() and int(asked) in table.frames:
+        if asked.isdigit() and len(asked) <= 3 and int(asked) in table.frames:
             return int(asked)
         if table.seat is None:
             raise tables.TableError(
@@ -368,32 +435,32 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE):
 
     def table_state(request):
         table = site.table(number(request))
-        try:
-            since = int(request.query_params.get("since", "0"))
-        except ValueError:
-            raise tables.TableError("since is a number of frames", 400) from None
-        mine = table.owns(request.cookies.get(COOKIE.format(table.id)))
+        since = _small(request.query_params.get("since", "0"), "since", 0, 10**9)
+        mine = table.owns(cookie(request, COOKIE.format(table.id)))
         seat = _seat_asked(table, request.query_params.get("seat"))
         return JSONResponse(table.view(since, mine, seat), headers={"Cache-Control": "no-store"})
 
     async def table_move(request):
         try:
             body = json.loads(await request.body())
-            action, at, since = body["action"], int(body["at"]), int(body.get("since", 0))
-        except (ValueError, KeyError, TypeError):
+            action, at, since = body["action"], body["at"], body.get("since", 0)
+            if not (type(at) is int and type(since) is int and abs(at) < 10**9
+                    and 0 <= since < 10**9):
+                raise ValueError("at and since are whole numbers")
+        except (ValueError, KeyError, TypeError, RecursionError, OverflowError):
             return JSONResponse({"error": "a move is JSON: {\"action\": ..., \"at\": the "
                                           "move it answers}"}, 400)
 
         def move():
             table = site.table(number(request))
-            token = request.cookies.get(COOKIE.format(table.id))
+            token = cookie(request, COOKIE.format(table.id))
             table.move(token, action, at)
             return JSONResponse(table.view(since, True), headers={"Cache-Control": "no-store"})
         return await run_in_threadpool(guarded(lambda _: move(), as_json=True), request)
 
     def table_abandon(request):
         table = site.table(number(request))
-        table.abandon(request.cookies.get(COOKIE.format(table.id)))
+        table.abandon(cookie(request, COOKIE.format(table.id)))
         return JSONResponse(table.view(10**9, True))
 
     async def table_events(request):
@@ -455,10 +522,17 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE):
     app = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found},
                     lifespan=lifespan, max_body_size=MAX_BODY)
     app.state.site = site
+    if hosts:
+        from .guard import Guard
+
+        guarded_app = Guard(app, hosts, port)
+        guarded_app.state = app.state
+        return guarded_app
     return app
 
 
-def serve(engine, registry, host: str = "127.0.0.1", port: int = 8000, ready=None) -> None:
+def serve(engine, registry, host: str = "127.0.0.1", port: int = 8000, ready=None,
+          max_tables: int = MAX_TABLES) -> None:
     """Serve until interrupted. The socket is bound first, so a port in use is one clear
     ArenaError; ``ready(url)`` is called once the server listens."""
     import uvicorn
@@ -473,11 +547,14 @@ def serve(engine, registry, host: str = "127.0.0.1", port: int = 8000, ready=Non
         raise ArenaError(f"cannot listen on {host}:{port}: {e.strerror}") from None
     sock.listen(128)
     port = sock.getsockname()[1]
-    config = uvicorn.Config(make_app(engine, registry), log_level="warning",
+    shown = f"[{host}]" if ":" in host else host
+    hosts = ["*"] if host in ("0.0.0.0", "::", "") else [f"{shown}:{port}"] + (
+        [f"localhost:{port}"] if host in ("127.0.0.1", "::1") else [])
+    app = make_app(engine, registry, hosts=hosts, port=port, max_tables=max_tables)
+    config = uvicorn.Config(app, log_level="warning",
                             timeout_graceful_shutdown=2, lifespan="on")
     server = uvicorn.Server(config)
     if ready is not None:
-        shown = f"[{host}]" if ":" in host else host
         started = server.startup
 
         async def startup(sockets=None):

@@ -16,7 +16,10 @@ whose fixtures are the bot's games, deal k keyed as ``arena play --seed SEED+k``
 under the challenge's own fresh secret - so its deals are new, never deals whose replays
 anyone can see, and ``arena verify`` checks each one. The person's games are tables of
 their own (people's seasons with the same secret and seeds); the challenge's options list
-them. A deal the person abandons is not scored (its bot game is not played). A server
+them. A deal the person leaves counts, as duplicate scoring counts a board not played: as
+the person's worst result on it - last place, behind every other seat - against the bot's
+game of it, which is played as for any other deal; the page says so before the first deal.
+So leaving a deal when behind never raises a score. A server
 killed while the bot plays a deal plays it again when the challenge is next looked at.
 """
 
@@ -106,9 +109,9 @@ class Challenge:
         settled = 0
         for k, table_id in enumerate(ids):
             status = db.season_by_id(self.engine, table_id).status
-            if status == "abandoned" or k in stored:
+            if k in stored:
                 settled += 1
-            elif status == "done":
+            elif status in ("done", "abandoned"):
                 with self.lock:
                     if k in self.playing:
                         continue
@@ -157,9 +160,15 @@ class Challenge:
             person = next(db.season_matches(self.engine, table_id), None)
             if person is not None:
                 deal["person"] = _game(person, self.seat)
-            if person is not None and k in bot_games:
+                ranks = [s.rank for s in person[1]]
+            elif row.status == "abandoned":  # left: last place, behind every other seat
+                seats = len(self.person_seats)
+                ranks = [seats if i == self.seat else 1 for i in range(seats)]
+                deal["person"] = {"match": None, "rank": seats, "score": None, "place": 0.0,
+                                  "fault": None, "reason": "left", "left": True}
+            if deal["person"] is not None and k in bot_games:
                 deal["bot"] = _game(bot_games[k], self.seat)
-                tally.add([s.bot for s in person[1]], [s.rank for s in person[1]])
+                tally.add(self.person_seats, ranks)
                 tally.add([s.bot for s in bot_games[k][1]], [s.rank for s in bot_games[k][1]])
                 deal["pair"] = 0.5 + (deal["person"]["place"] - deal["bot"]["place"]) / 2
             deals.append(deal)

@@ -104,12 +104,15 @@
     });
   }
 
+  // the visitor's token, which a change must carry (arena.web.guard)
+  var TOKEN = (document.querySelector('meta[name="arena-token"]') || {}).content || "";
+
   function move(action) {
     if (!state || !state.legal || posting === state.moves) return;
     posting = state.moves;
     error("");
     fetch("api/table/" + id + "/move", {
-      method: "POST", headers: {"Content-Type": "application/json"},
+      method: "POST", headers: {"Content-Type": "application/json", "X-Arena-Token": TOKEN},
       body: JSON.stringify({action: action, at: state.moves, since: viewer.length()}),
     }).then(function (r) { return r.json(); }).then(function (s) {
       posting = null;
@@ -137,8 +140,8 @@
 
   var abandon = document.getElementById("abandon");
   if (abandon) abandon.onclick = function () {
-    if (!window.confirm("Leave the match? It is stored as abandoned, with no result.")) return;
-    fetch("api/table/" + id + "/abandon", {method: "POST"}).then(function (r) { return r.json(); })
+    if (!window.confirm("Leave the match? It is stored as abandoned; in a challenge the deal counts as your worst result.")) return;
+    fetch("api/table/" + id + "/abandon", {method: "POST", headers: {"X-Arena-Token": TOKEN}}).then(function (r) { return r.json(); })
       .then(function (s) { if (s.error) error(s.error); else { state = s; render(); } });
   };
 
