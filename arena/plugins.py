@@ -262,15 +262,21 @@ class Registry:
         from .sandbox.process import list_sources
 
         sources = self.bot_sources()
-        python = [spec for _, spec in sources if spec["kind"] != "manifest"]
-        answers = iter(list_sources(python) if python else [])
+        owner = {label: _owner(label, spec) for label, spec in sources}
+        groups: dict[str, list[int]] = {}  # an owner's sources, listed by one worker
+        for i, (label, spec) in enumerate(sources):
+            if spec["kind"] != "manifest":
+                groups.setdefault(owner[label], []).append(i)
+        order = [i for group in groups.values() for i in group]
+        answers = list_sources([[sources[i][1] for i in g] for g in groups.values()])
+        listed_by = dict(zip(order, answers, strict=True))
         listed: list[tuple[str, list]] = []
-        for label, spec in sources:
+        for i, (label, spec) in enumerate(sources):
             try:
                 if spec["kind"] == "manifest":
                     found = [_manifest(Path(spec["target"]))]
                 else:
-                    found = self._registered(label, spec, next(answers))
+                    found = self._registered(label, spec, listed_by[i])
             except PluginError as e:
                 self.broken[label] = str(e)
                 continue
@@ -284,15 +290,15 @@ class Registry:
         bots: dict[str, dict[str, BotEntry]] = {}
         for label, found in listed:
             for name, games, run, digest, options in found:
-                owners = dict.fromkeys(_owner(other) for other in claims[name])
+                owners = {owner[other] for other in claims[name]}
                 clash = [g for g in games if g in bots.get(name, {})]
                 if len(owners) > 1 or clash:
                     both = " and ".join(claims[name]) if len(owners) > 1 else \
                         f"{bots[name][clash[0]].source} and {label} for {clash[0]}"
                     self.broken[label] = (f"bot {name!r} is registered by {both}: refused "
                                           "for both (rename one)")
-                    for game in list(bots.get(name, {})) if len(owners) > 1 else clash:
-                        bots[name].pop(game, None)
+                    for game in clash:  # (two owners: neither ever added it)
+                        del bots[name][game]
                     continue
                 # its files, and the hash they must still have when a worker starts it
                 checked = {"code_files": [run["target"]], "code": digest_of([run["target"]])} \
@@ -363,9 +369,10 @@ class Registry:
             else entry
 
 
-def _owner(label: str) -> str:
-    """Who owns a bot source: an installed distribution (``NAME VERSION``), or the file."""
-    return label.split()[0] if " " in label and not Path(label).exists() else label
+def _owner(label: str, spec: dict) -> str:
+    """Who owns a bot source: an installed distribution (an entry point's label is
+    ``NAME VERSION``), or a bots folder's file."""
+    return label.rsplit(" ", 1)[0] if spec["kind"] == "module" else label
 
 
 def bots_dirs_from_env(environ=None) -> list[str]:

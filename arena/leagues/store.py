@@ -257,8 +257,7 @@ def _listing(sources: list[tuple[str, dict]], folder: Path) -> list[tuple]:
     from ..sandbox.process import list_sources
 
     python = [(label, spec) for label, spec in sources if spec["kind"] != "manifest"]
-    answers = iter(list_sources([_absolute(spec, folder) for _, spec in python])
-                   if python else [])
+    answers = iter(list_sources([[_absolute(spec, folder) for _, spec in python]]))  # one author's
     found, errors = [], []
     for label, spec in sources:
         try:

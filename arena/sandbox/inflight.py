@@ -392,17 +392,11 @@ def _logged(proc: Shared, answer: dict, lives: list, seats: list, limits: Limits
         elif split is not None:
             log.add(*split[key])
         else:  # what the requests wrote cannot be told apart: each has it all
-            data, size = raw
-            size -= min(_int(answer.get("log_other")), size)
-            log.add(data[len(data) - min(size, len(data)):], size, shared=True)
+            log.add_answer(answer, raw, shared=True)
         over = log.over(limits)
         if over:
             out[key] = over if log.own > limits.log_kb * 1024 else SHARED_LOG
     return out
-
-
-def _int(value) -> int:
-    return value if type(value) is int and value > 0 else 0
 
 
 def _actions(proc: Shared, answer: dict, lives: list) -> dict:

@@ -575,15 +575,17 @@ class MatchLog:
                 self.parts = [b"".join(self.parts)[-LOG_KEEP:]]
                 self.kept = LOG_KEEP
 
-    def add_answer(self, answer: dict | None, raw: tuple[bytes, int]) -> None:
+    def add_answer(self, answer: dict | None, raw: tuple[bytes, int],
+                   shared: bool = False) -> None:
         """What the process wrote before ``answer`` (``raw``: the end of it and its size),
-        but for what the answer says came before the message it answers (``log_other``)."""
+        but for what the answer says came before the message it answers (``log_other``);
+        ``shared``: written for this match and others, which cannot be told apart."""
         data, size = raw
         if answer is not None and size:
             size -= min(_count(answer.get("log_other")), size)
             data = data[len(data) - min(size, len(data)):]
         if size:
-            self.add(data, size)
+            self.add(data, size, shared)
 
     def tail(self, size: int = LOG_TAIL) -> str:
         return b"".join(self.parts)[-size:].decode(errors="replace")
@@ -823,28 +825,35 @@ def layer_checks(probe: dict) -> dict[str, tuple[bool, str]]:
     }
 
 
-def list_sources(sources: list[dict], limits: Limits | None = None,
+def list_sources(groups: list[list[dict]], limits: Limits | None = None,
                  at_once: int = 4) -> list[dict]:
-    """Ask sandboxed workers what each bot source registers: one answer per source, in
-    order. Each source is listed by a worker of its own that may read that source's files
-    and nothing of the others' (a file of a bots folder never sees another, nor where a
-    link in the folder points); ``at_once`` of them start together. A source that kills or
-    hangs its worker is reported as failed."""
+    """Ask sandboxed workers what each bot source registers: one answer per source, in the
+    order of ``groups`` flattened. Each group (the modules of one installed distribution;
+    a bots folder's file alone) is listed by a worker of its own that may read that
+    group's files and nothing of the others' (a file of a bots folder never sees another,
+    nor where a link in the folder points); ``at_once`` of them start together. A source
+    that kills or hangs its worker is reported as failed, and the rest of its group is
+    listed by a fresh worker."""
     limits = limits or Limits()
     answers: list[dict] = []
-    for first in range(0, len(sources), at_once):
+    todo = [list(group) for group in groups if group]
+    while todo:
+        started, todo = todo[:at_once], todo[at_once:]
         workers = []
         try:
-            for source in sources[first:first + at_once]:
-                read = read_paths(source)
-                workers.append((source, Worker({"kind": "module", "target": "arena",
-                                                "read": read}, limits, mode="list",
-                                               extra={"sources": [source], "read": read})))
-            for source, worker in workers:
-                try:
-                    answers.append(worker.receive(limits.start_s))
-                except BotFault as fault:
-                    answers.append({"source": source["target"], "error": fault.reason})
+            for group in started:
+                read = sorted({p for source in group for p in read_paths(source)})
+                workers.append((group, Worker({"kind": "module", "target": "arena",
+                                               "read": read}, limits, mode="list",
+                                              extra={"sources": group, "read": read})))
+            for group, worker in workers:
+                for i, source in enumerate(group):
+                    try:
+                        answers.append(worker.receive(limits.start_s))
+                    except BotFault as fault:
+                        answers.append({"source": source["target"], "error": fault.reason})
+                        answers.extend(list_sources([group[i + 1:]], limits))
+                        break
         finally:
             for _, worker in workers:
                 worker.close()
