@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import socket
 import threading
 import time
@@ -201,16 +202,18 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
             raise tables.TableError(f"not an id: {text[:40]!r}", 404)
         return int(text)
 
-    def cookie(request, key: str) -> str | None:
-        """A cookie of this server's (named for its port: browsers share cookies between
+    def named(key: str) -> str:
+        """A cookie of this server's, named for its port (browsers share cookies between
         the ports of a host)."""
-        return request.cookies.get(f"{key}_{port}" if port else key)
+        return f"{key}_{port}" if port else key
+
+    def cookie(request, key: str) -> str | None:
+        return request.cookies.get(named(key))
 
     def _small(text: str, what: str, low: int = 0, high: int = 10**6) -> int:
         """A whole number from a request, within ``low``-``high``; ArenaError else."""
         text = str(text).strip()
-        if not (text.isascii() and text.lstrip("-").isdigit() and len(text) <= 8
-                and low <= int(text) <= high):
+        if not (re.fullmatch(r"-?[0-9]{1,8}", text) and low <= int(text) <= high):
             raise tables.TableError(f"{what} is a whole number from {low} to {high}", 400)
         return int(text)
 
@@ -387,8 +390,8 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
         for key, value in ((COOKIE.format(table.id), token),
                            (CHALLENGE_COOKIE.format(challenge), token)):
             if challenge is not None or key.startswith("arena_table"):
-                response.set_cookie(f"{key}_{port}" if port else key, value, httponly=True,
-                                    samesite="strict", max_age=30 * 24 * 3600)
+                response.set_cookie(named(key), value, httponly=True, samesite="strict",
+                                    max_age=30 * 24 * 3600)
         return response
 
     def challenge_page(request):

@@ -160,15 +160,15 @@ class Challenge:
             person = next(db.season_matches(self.engine, table_id), None)
             if person is not None:
                 deal["person"] = _game(person, self.seat)
-                ranks = [s.rank for s in person[1]]
+                names, ranks = [s.bot for s in person[1]], [s.rank for s in person[1]]
             elif row.status == "abandoned":  # left: last place, behind every other seat
-                seats = len(self.person_seats)
+                names, seats = self.person_seats, len(self.person_seats)
                 ranks = [seats if i == self.seat else 1 for i in range(seats)]
                 deal["person"] = {"match": None, "rank": seats, "score": None, "place": 0.0,
                                   "fault": None, "reason": "left", "left": True}
             if deal["person"] is not None and k in bot_games:
                 deal["bot"] = _game(bot_games[k], self.seat)
-                tally.add(self.person_seats, ranks)
+                tally.add(names, ranks)
                 tally.add([s.bot for s in bot_games[k][1]], [s.rank for s in bot_games[k][1]])
                 deal["pair"] = 0.5 + (deal["person"]["place"] - deal["bot"]["place"]) / 2
             deals.append(deal)
