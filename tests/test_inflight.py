@@ -202,6 +202,27 @@ def test_a_worker_speaks_protocol_2_with_two_matches_at_once():
         worker.close()
 
 
+def _killed_and_resumed(base: list, run: list, path: Path, total: int) -> None:
+    """Run season ``s`` (``base + run``) at K=16 into ``path``, SIGKILL it once some, not
+    all, of its ``total`` matches are stored, and resume it to its end."""
+    proc = subprocess.Popen(base + ["--db", f"sqlite:///{path}", *run, "--inflight", "16"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while proc.poll() is None:  # kill it once some, not all, of its batches are stored
+        if path.exists():
+            try:
+                engine = db.connect(f"sqlite:///{path}", create=False)
+                stored = [n for _, n in db.list_seasons(engine)]
+            except Exception:  # noqa: BLE001 - the file is still being made
+                continue
+            if stored and 0 < stored[0] < total:
+                break
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    resumed = subprocess.run(base + ["--db", f"sqlite:///{path}", "season", "resume", "s"],
+                             capture_output=True, text=True, timeout=900)
+    assert resumed.returncode == 0, resumed.stderr
+
+
 @pytest.mark.serial
 @pytest.mark.slow
 def test_a_season_at_k_16_killed_with_sigkill_resumes_to_the_results_of_k_1(tmp_path,
@@ -213,23 +234,7 @@ def test_a_season_at_k_16_killed_with_sigkill_resumes_to_the_results_of_k_1(tmp_
                                       "--inflight", "1"], capture_output=True, text=True,
                               timeout=900)
     assert straight.returncode == 0, straight.stderr
-    path = tmp_path / "killed.db"
-    proc = subprocess.Popen(base + ["--db", f"sqlite:///{path}", *run, "--inflight", "16"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    while proc.poll() is None:  # kill it once some, not all, of its batches are stored
-        if path.exists():
-            try:
-                engine = db.connect(f"sqlite:///{path}", create=False)
-                stored = [n for _, n in db.list_seasons(engine)]
-            except Exception:  # noqa: BLE001 - the file is still being made
-                continue
-            if stored and 0 < stored[0] < 96:
-                break
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    resumed = subprocess.run(base + ["--db", f"sqlite:///{path}", "season", "resume", "s"],
-                             capture_output=True, text=True, timeout=900)
-    assert resumed.returncode == 0, resumed.stderr
+    _killed_and_resumed(base, run, tmp_path / "killed.db", 96)
 
     def stored(name):
         engine = db.connect(f"sqlite:///{tmp_path}/{name}", create=False)
@@ -311,22 +316,7 @@ def test_a_bot_filling_its_log_gets_the_same_results_at_k_1_k_16_and_killed_and_
     assert len(logs) == len(faults) and {log[-2:] for log in logs} == {"x\n", "yy"}, logs
 
     path = tmp_path / "killed.db"
-    proc = subprocess.Popen(base + ["--db", f"sqlite:///{path}", *run, "--inflight", "16"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    while proc.poll() is None:  # killed once some, not all, of its batches are stored
-        if path.exists():
-            try:
-                engine = db.connect(f"sqlite:///{path}", create=False)
-                stored = [n for _, n in db.list_seasons(engine)]
-            except Exception:  # noqa: BLE001 - the file is still being made
-                continue
-            if stored and 0 < stored[0] < len(one):
-                break
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    resumed = subprocess.run(base + ["--db", f"sqlite:///{path}", "season", "resume", "s"],
-                             capture_output=True, text=True, timeout=900)
-    assert resumed.returncode == 0, resumed.stderr
+    _killed_and_resumed(base, run, path, len(one))
     assert _matches(path) == one
 
 

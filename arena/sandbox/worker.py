@@ -43,6 +43,8 @@ from ..games import sha256
 from . import GC_THRESHOLD, confine, deltas, jail
 
 PROTOCOL = 2  # the newest this worker speaks; it answers 1 to a protocol-1 offer
+
+
 class Written:
     """How many bytes the bot has written through :class:`Capture` (a count the answers
     carry, so that the runner can tell each match's part of the pipe)."""
