@@ -887,3 +887,36 @@ def _ask(method: str, url: str, body: bytes | None) -> tuple[int, str]:
             return r.status, r.read(4096).decode(errors="replace")
     except urllib.error.HTTPError as e:
         return e.code, e.read().decode(errors="replace")
+
+
+def test_a_challenge_deal_left_counts_as_the_persons_last_place(served, browser, tmp_path):
+    """A person who leaves a deal (when behind, say) does not drop it from the score: it
+    counts as last place against the bot's game of it, which is played as for any deal; the
+    form says so before the challenge begins."""
+    from selenium.webdriver.common.by import By
+
+    server = served()
+    browser.get(server.url + "challenge.html")
+    assert "A deal you leave counts as your worst result on it" in browser.find_element(
+        By.ID, "leaving").text
+    fill(browser, server.url, "challenge.html", "vandtia/cardems/2",
+         {"seat": "0", "opponents": "random", "bot": "greedy", "deals": "1", "name": "Ada"})
+    wait(browser, lambda b: panel(b).get("status"), "the deal's table")
+    browser.execute_script("window.confirm = function () { return true; };")
+    browser.find_element(By.ID, "abandon").click()
+    wait(browser, lambda b: "abandoned" in b.find_element(By.ID, "status").text, "left")
+    browser.find_element(By.ID, "challenge").click()
+    wait(browser, lambda b: (pairs := b.execute_script(PAIRS)) and pairs[0], "the bot's game")
+    assert [float(p) for p in browser.execute_script(PAIRS)] == [
+        0.5 + (0.0 - _bot_place(tmp_path / "a.db")) / 2]
+    assert "left: counted last" in browser.find_element(By.ID, "deals").text
+    assert "over 1 deal" in browser.find_element(By.ID, "verdict").text
+
+
+def _bot_place(db_path) -> float:
+    from arena.leagues.match import seat_place
+
+    engine = db.connect(f"sqlite:///{db_path}", create=False)
+    row = next(r for r, _ in db.list_seasons(engine) if "challenge" in r.name)
+    (m, seats), = db.season_matches(engine, row.id)
+    return seat_place([s.rank for s in seats], 0)
