@@ -812,6 +812,74 @@ def test_a_change_from_another_origin_or_without_the_token_is_refused(served, tm
     assert row.status == "running"
 
 
+#: A page of another origin (this host, another port) that a person at a table is lured to:
+#: it reads the server's page for its token, abandons the table with the person's cookies,
+#: and (sent by the test once the rest is done) the play form. What it found is its title.
+ATTACK = """<!doctype html><title>attack</title>
+<form id="f" method="post" action="{url}play.html">
+<input name="table" value="vandtia/cardems/2"><input name="seat" value="1">
+<input name="opponents" value="random"></form>
+<script>
+const found = [];
+fetch("{url}play.html", {{credentials: "include"}}).then(
+  r => r.text().then(t => found.push("read " + t.length)), e => found.push("unread"))
+.then(() => fetch("{url}api/table/{table}/abandon", {{method: "POST", credentials: "include",
+  mode: "no-cors", headers: {{"Content-Type": "text/plain"}}, body: "{{}}"}}))
+.then(r => found.push("abandon sent"), e => found.push("abandon failed"))
+.then(() => {{ document.title = found.join(","); }});
+</script>"""
+
+
+def test_a_page_of_another_port_cannot_act_for_the_person(served, browser, tmp_path):
+    """In a real browser, with the person's cookies (a page on another port of the host is
+    the same site, so they are sent): a page there cannot read the server's pages for the
+    token, cannot leave the person's table, and its form opens no table."""
+    import http.server
+    import threading
+
+    from selenium.webdriver.common.by import By
+
+    server = served()
+    table_id = sit(browser, server.url, "vandtia/cardems/2", "random", 0)
+    page = ATTACK.format(url=server.url, table=table_id).encode()
+
+    class Attacker(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Attacker)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        browser.get(f"http://127.0.0.1:{httpd.server_address[1]}/")
+        wait(browser, lambda b: b.title != "attack", "the attack's requests")
+        found = browser.title
+        browser.execute_script("document.getElementById('f').submit()")
+        wait(browser, lambda b: b.current_url.startswith(server.url) and b.find_elements(
+            By.TAG_NAME, "body"), "the form's answer")
+        body = browser.find_element(By.TAG_NAME, "body").text
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert found == "unread,abandon sent", found  # the token unread, the abandon sent
+    assert "another origin" in body and "Traceback" not in body, body
+    row, _ = stored(tmp_path / "a.db", table_id)
+    assert row.status == "running"  # not abandoned
+    assert _tables(tmp_path / "a.db") == 1  # and no table opened for the person
+    # the control: the person's own page still acts (the cookies were the person's)
+    browser.get(f"{server.url}table-{table_id}.html")
+    wait(browser, lambda b: panel(b).get("status"), "the table")
+    browser.execute_script("window.confirm = function () { return true; };")
+    browser.find_element(By.ID, "abandon").click()
+    wait(browser, lambda b: "abandoned" in b.find_element(By.ID, "status").text, "left")
+    assert stored(tmp_path / "a.db", table_id)[0].status == "abandoned"
+
+
 def test_tables_are_capped_per_visitor_and_in_all(served, tmp_path):
     server = served(options=("--max-tables", "3"))
     form = urllib.parse.urlencode({"table": "tractor/deal/4", "seat": "0",
