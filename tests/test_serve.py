@@ -899,6 +899,60 @@ def test_tables_are_capped_per_visitor_and_in_all(served, tmp_path):
     assert _tables(tmp_path / "a.db") == 3
 
 
+def test_tables_asked_for_at_once_never_pass_the_cap(served, tmp_path):
+    """Eight forms of one visitor sent at once (each table takes a while to make, its bots'
+    processes to start): two open, the rest are refused - admitting a table and holding it
+    are one step."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    server = served()
+    form = urllib.parse.urlencode({"table": "tractor/deal/4", "seat": "0",
+                                   "opponents": "random"}).encode()
+
+    def ask(_):
+        try:
+            return _form_post(server.url, "play.html", form)
+        except urllib.error.HTTPError as e:
+            return e.code
+
+    visitor(server.url)
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(ask, range(8)))
+    assert sorted(a for a in answers if a == 429) == [429] * 6, answers
+    assert _tables(tmp_path / "a.db") == 2
+
+
+def test_a_challenges_bot_games_count_against_the_caps(tmp_path):
+    """A deal left starts the bot's game of it (every seat a bot process): while one is
+    played its processes count, the visitor's and the server's, so leaving deal after deal
+    cannot start processes without end. (The game is held as played, ``playing``, since a
+    real one may end at any moment.)"""
+    from arena.web import app, challenges, tables
+
+    engine = db.connect(f"sqlite:///{tmp_path / 'a.db'}")
+    registry = Registry()
+    site = app.Site(engine, registry)
+    found, _ = challenges.create(engine, registry, "tractor", "deal", 0, "human", "greedy",
+                                 ["random"] * 3, 3)
+    site.challenges[found.id], site.challengers[found.id] = found, "ada"
+    with site.admitted("ada", 3):
+        pass  # room: no table, no bot game
+    found.playing.update({0, 1, 2})  # three deals' bot games of 4 processes: 12
+    with pytest.raises(tables.TableError) as refused:
+        with site.admitted("ada", 3):
+            pass
+    assert refused.value.status == 429 and "bot games counted" in str(refused.value)
+    with site.admitted("bob", 3):  # another visitor: the server has room
+        pass
+    for k in range(3, 12):
+        found.playing.add(k)  # 48 processes in all: full
+    with pytest.raises(tables.TableError) as refused:
+        with site.admitted("bob", 3):
+            pass
+    assert refused.value.status == 503 and "48 bot processes" in str(refused.value)
+    assert site.pending == []
+
+
 def test_every_route_answers_a_malformed_request_with_a_4xx_line(served, tmp_path):
     """Every route the app has (listed from the app), asked with malformed ids, numbers and
     bodies: a 4xx and one line, never a 500 or a traceback."""

@@ -79,6 +79,8 @@ class Site:
         self.seasons: dict[int, tuple] = {}  # the last CACHED season pages made
         self.indexes: dict[bool, tuple] = {}
         self.challenges: dict[int, challenges.Challenge] = {}
+        self.challengers: dict[int, str] = {}  # challenge id -> the visitor who began it
+        self.pending: list[tuple[str, int]] = []  # tables admitted, being made
 
     def page(self, template: str, code: int = 200, **context):
         from starlette.responses import HTMLResponse
@@ -110,26 +112,46 @@ class Site:
             with table.lock:
                 table.close()
 
-    def admit(self, visitor: str, bots: int) -> None:
-        """Room for a new table of ``bots`` bot processes, opened by ``visitor``: else a
-        TableError, 503 when the server is full, 429 when the visitor has enough."""
+    @contextlib.contextmanager
+    def admitted(self, visitor: str, bots: int):
+        """Room for a new table of ``bots`` bot processes, opened by ``visitor``, held while
+        the block makes and :meth:`hold`s it (so two requests at once cannot both take the
+        last room); else a TableError, 503 when the server is full, 429 when the visitor has
+        enough. A challenge's bot game being played counts its processes (to its visitor's
+        too): leaving deal after deal cannot start processes without end."""
+        mine = (visitor, bots)
         with self.lock:
-            running = [t for t in self.tables.values() if t.status == "running"]
-            mine = [t for t in running if self.visitors.get(t.id) == visitor]
-        held = sum(_bots_of(t) for t in running)
-        if len(running) >= self.max_tables or held + bots > max(MAX_BOTS, bots):
-            raise tables.TableError(
-                f"the server is full ({len(running)} tables with {held} bot processes are "
-                f"running; at most {self.max_tables} tables and {MAX_BOTS} bot processes): "
-                "try again when one ends", 503)
-        if len(mine) >= VISITOR_TABLES or sum(map(_bots_of, mine)) + bots > max(
-                VISITOR_BOTS, bots):
-            raise tables.TableError(
-                f"you have {len(mine)} running tables (at most {VISITOR_TABLES}, with "
-                f"{VISITOR_BOTS} bot processes in all): finish or leave one first", 429)
+            running = [(self.visitors.get(t.id), _bots_of(t)) for t in self.tables.values()
+                       if t.status == "running"]
+            games = [(self.challengers.get(c.id), len(c.playing) * len(c.defn.bots))
+                     for c in self.challenges.values() if c.playing]
+            tables_held = running + self.pending
+            held = sum(n for _, n in tables_held + games)
+            if len(tables_held) >= self.max_tables or held + bots > max(MAX_BOTS, bots):
+                raise tables.TableError(
+                    f"the server is full ({len(tables_held)} tables and {held} bot processes "
+                    f"are running; at most {self.max_tables} tables and {MAX_BOTS} bot "
+                    "processes): try again when one ends", 503)
+            theirs = [n for who, n in tables_held if who == visitor]
+            if len(theirs) >= VISITOR_TABLES or sum(theirs) + sum(
+                    n for who, n in games if who == visitor) + bots > max(VISITOR_BOTS, bots):
+                raise tables.TableError(
+                    f"you have {len(theirs)} running tables (at most {VISITOR_TABLES}, with "
+                    f"{VISITOR_BOTS} bot processes in all, a challenge's bot games counted): "
+                    "finish or leave one first", 429)
+            self.pending.append(mine)
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.pending.remove(mine)
 
-    def hold(self, table: tables.Table) -> tables.Table:
-        """Keep a live table; a challenge's deal, once over, has its bot game played."""
+    def hold(self, table: tables.Table, visitor: str | None = None) -> tables.Table:
+        """Keep a live table (opened by ``visitor``); a challenge's deal, once over, has its
+        bot game played."""
+        if visitor is not None:
+            with self.lock:
+                self.visitors[table.id] = visitor
         if table.challenge is not None:
             table.on_finish = lambda t: self.challenge(t.challenge).advance()
             if table.status == "done":
@@ -308,7 +330,7 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
         except ArenaError as e:
             return await run_in_threadpool(play_form, request, str(e), form,
                                            getattr(e, "status", 400))
-        return _seated(table, token, who=visitor(request))
+        return _seated(table, token)
 
     async def _form(request) -> dict:
         """A posted form's fields (the last value of each), stripped."""
@@ -350,7 +372,6 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
     def _new_table(form: dict, who: str):
         watch = bool(form.get("watch"))
         game, variant, seat, person, opponents = _seating(form, watch)
-        site.admit(who, len(opponents))
         if watch:
             try:
                 pace = float(form.get("pace") or PACE)
@@ -358,9 +379,15 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
                 pace = -1.0
             if not 0 <= pace <= 60:  # nan and inf too
                 raise ArenaError("seconds a move is a number from 0 to 60")
-            return tables.create(engine, registry, game, variant, opponents, pace=pace)
-        seats = opponents[:seat] + [person] + opponents[seat:]
-        return tables.create(engine, registry, game, variant, seats)
+        with site.admitted(who, len(opponents)):
+            if watch:
+                table, token = tables.create(engine, registry, game, variant, opponents,
+                                             pace=pace)
+            else:
+                seats = opponents[:seat] + [person] + opponents[seat:]
+                table, token = tables.create(engine, registry, game, variant, seats)
+            site.hold(table, who)
+        return table, token
 
     async def challenge_post(request):
         form = await _form(request)
@@ -369,23 +396,23 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
         def begin():
             game, variant, seat, person, opponents = _seating(form)
             deals = _small(form.get("deals") or "3", "deals")
-            site.admit(who, len(opponents))
-            found, token = challenges.create(engine, registry, game, variant, seat, person,
-                                             form.get("bot", "").strip(), opponents, deals)
-            with site.lock:
-                site.challenges[found.id] = found
-            return found, found.next_deal(token), token
+            with site.admitted(who, len(opponents)):
+                found, token = challenges.create(engine, registry, game, variant, seat,
+                                                 person, form.get("bot", "").strip(),
+                                                 opponents, deals)
+                with site.lock:
+                    site.challenges[found.id] = found
+                    site.challengers[found.id] = who
+                return found, site.hold(found.next_deal(token), who), token
         try:
             found, table, token = await run_in_threadpool(begin)
         except ArenaError as e:
             return await run_in_threadpool(play_form, request, str(e), form,
                                            getattr(e, "status", 400), True)
-        return _seated(table, token, challenge=found.id, who=who)
+        return _seated(table, token, challenge=found.id)
 
-    def _seated(table, token: str, challenge: int | None = None, who: str = ""):
-        with site.lock:
-            site.visitors[table.id] = who
-        site.hold(table)
+    def _seated(table, token: str, challenge: int | None = None):
+        """The redirect to a table made and held, with its (and its challenge's) cookie."""
         response = RedirectResponse(f"table-{table.id}.html", 303)
         for key, value in ((COOKIE.format(table.id), token),
                            (CHALLENGE_COOKIE.format(challenge), token)):
@@ -406,9 +433,13 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
     def challenge_next(request):
         found = site.challenge(number(request))
         token = cookie(request, CHALLENGE_COOKIE.format(found.id))
-        if found.owns(token):
-            site.admit(visitor(request), len(found.bot_seats) - 1)
-        return _seated(found.next_deal(token), token, challenge=found.id, who=visitor(request))
+        if not found.owns(token):
+            found.next_deal(token)  # refused: not theirs
+        with site.lock:
+            site.challengers[found.id] = visitor(request)  # (not known after a restart)
+        with site.admitted(visitor(request), len(found.bot_seats) - 1):
+            table = site.hold(found.next_deal(token), visitor(request))
+        return _seated(table, token, challenge=found.id)
 
     def table_page(request):
         table = site.table(number(request))
