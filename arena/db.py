@@ -175,10 +175,11 @@ class ReviewRow(SQLModel, table=True):
 
 
 class KeptCodeRow(SQLModel, table=True):
-    """The code a season began with, for a bots folder's single-file bot (schema 9): its
-    file's name and bytes, keyed by their SHA-256 (the bot's code hash), kept once however
-    many seasons play it - so a season whose file has changed since can still be finished
-    with it (``arena season export-bots``)."""
+    """The code a season began with, for a bots folder's bot (schema 9): a single file's
+    name and bytes, or an executable's files as one archive, ``MANIFEST.toml.tar``
+    (``league._tar``); keyed by the bot's code hash, kept once however many seasons play
+    it - so a season whose bot has changed since can still be finished with the code it
+    began with (``arena season export-bots``)."""
 
     __tablename__ = "kept_code"
     code_hash: str = Field(primary_key=True)

@@ -167,9 +167,11 @@ def _manifest(path: Path) -> tuple[str, list, dict, str, dict | None]:
     name, games = data.get("name", path.stem), data.get("games")
     _check_registration(str(path), name, games)
     spec = exec_spec(path, data)
-    own = set(spec["read"])
-    spec["code_files"] = [str(path)] + [a for a in spec["target"][1:]
-                                        if a in own and os.path.isfile(a)]
+    own, manifest = set(spec["read"]), str(path.resolve())
+    # its code: the manifest, the program where it is the bot's own, and its own files
+    spec["code_files"] = [str(path)] + [a for a in spec["target"]
+                                        if os.path.realpath(a) in own - {manifest}
+                                        and os.path.isfile(a)]
     digest = digest_of(spec["code_files"])
     options = data.get("options")
     if options is not None and not isinstance(options, dict):

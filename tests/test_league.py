@@ -14,6 +14,7 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from itertools import combinations
+from pathlib import Path
 
 import pytest
 from conftest import CRASHER
@@ -261,33 +262,49 @@ def test_a_season_name_that_exists_is_refused(engine, registry):
         _season(engine, registry, rounds=1)
 
 
+AWK = Path(__file__).resolve().parents[1] / "plugins" / "awk-bot"
+
+
+@pytest.mark.parametrize("kind", ["file", "exec"])
 def test_a_season_whose_bot_changed_says_how_and_finishes_with_the_code_it_began_with(
-        tmp_path):
-    """A bots folder's file changed after its season began: the season never plays the new
+        tmp_path, kind):
+    """A bots folder's bot changed after its season began: the season never plays the new
     code. Resuming says which file changed and how to finish with the code it began with,
     which the database keeps: ``season export-bots`` writes it, and a resume from that
-    folder plays it - the same results as a season never interrupted."""
+    folder plays it - the same results as a season never interrupted. An executable's
+    manifest and own files are kept together, where they were beside each other."""
     from arena.plugins import Registry
 
-    bot = tmp_path / "bots" / "mine.py"
-    bot.parent.mkdir()
-    first = SECOND_RANDOM.replace("random-2", "mine")
-    bot.write_text(first)
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    if kind == "file":
+        bot, first = folder / "mine.py", SECOND_RANDOM.replace("random-2", "mine")
+        bot.write_text(first)
+        files = {"mine.py": first}
+    else:  # the awk example, its program in a folder of its own
+        (folder / "awk").mkdir()
+        bot, first = folder / "awk" / "mine.awk", (AWK / "lowawk.awk").read_text()
+        bot.write_text(first)
+        manifest = (AWK / "lowawk.toml").read_text().replace('"lowawk"', '"mine"').replace(
+            "lowawk.awk", "awk/mine.awk")
+        (folder / "mine.toml").write_text(manifest)
+        files = {"mine.toml": manifest, "awk/mine.awk": first}
     database = tmp_path / "arena.db"
     engine = db.connect(f"sqlite:///{database}")
-    row = league.create(engine, Registry(bots_dirs=[bot.parent]), SeasonDef(
+    row = league.create(engine, Registry(bots_dirs=[folder]), SeasonDef(
         "s", "vandtia", "cardems", 2, ("random", "mine"), 2, 1))
     bot.write_text(first + "\n# a new version\n")
     with pytest.raises(ArenaError, match="bot 'mine' has changed since season 's' started"):
-        league.play(engine, Registry(bots_dirs=[bot.parent]), row)
+        league.play(engine, Registry(bots_dirs=[folder]), row)
     assert db.stored_fixtures(engine, row.id) == set()
-    proc = arena("--bots-dir", str(bot.parent), "season", "resume", "s", db_path=database)
+    proc = arena("--bots-dir", str(folder), "season", "resume", "s", db_path=database)
     _, err = proc.communicate(timeout=120)
     recorded = json.loads(row.options)["code_hashes"]["mine"]
+    where = bot if kind == "file" else folder / "mine.toml"
     assert proc.returncode == 2 and err.splitlines() == [
-        f"arena: error: bot 'mine' has changed since season 's' started: {bot} is not the "
+        f"arena: error: bot 'mine' has changed since season 's' started: {where} is not the "
         f"code it began with (sha256 {recorded[:12]}, now "
-        f"{Registry(bots_dirs=[bot.parent]).bot('mine', 'vandtia').code_hash[:12]}); that "
+        f"{Registry(bots_dirs=[folder]).bot('mine', 'vandtia').code_hash[:12]}); that "
         "code is kept: 'arena season export-bots s DIR' writes it, and 'arena --bots-dir DIR "
         "season resume s' finishes the season with it (a new season plays the new code)"]
 
@@ -295,7 +312,8 @@ def test_a_season_whose_bot_changed_says_how_and_finishes_with_the_code_it_began
     proc = arena("season", "export-bots", "s", str(kept), db_path=database)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
-    assert out.splitlines() == [str(kept / "mine.py")] and (kept / "mine.py").read_text() == first
+    assert sorted(out.splitlines()) == sorted(str(kept / name) for name in files)
+    assert {name: (kept / name).read_text() for name in files} == files
     proc = arena("--bots-dir", str(kept), "season", "resume", "s", db_path=database)
     _, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
@@ -309,6 +327,24 @@ def test_a_season_whose_bot_changed_says_how_and_finishes_with_the_code_it_began
                                                      ("random", "mine"), 2, 1,
                                                      secret=row.secret)))
     assert _replays(engine) == _replays(other)
+
+
+def test_an_executables_own_program_is_its_code(tmp_path):
+    """A program in the bot's folder (a compiled bot, say) is part of its code hash, as its
+    manifest and own files are; a program of the system is not."""
+    from arena.plugins import Registry
+
+    program = tmp_path / "mine.sh"
+    program.write_text("#!/bin/sh\nexec awk -W interactive -f \"$1\"\n")
+    program.chmod(0o755)
+    (tmp_path / "mine.awk").write_text((AWK / "lowawk.awk").read_text())
+    (tmp_path / "mine.toml").write_text('name = "mine"\ngames = ["vandtia"]\n'
+                                        'command = ["./mine.sh", "mine.awk"]\n')
+    before = Registry(bots_dirs=[tmp_path]).bot("mine", "vandtia")
+    assert before.spec["code_files"] == [str(tmp_path / n) for n in ("mine.toml", "mine.sh",
+                                                                      "mine.awk")]
+    program.write_text(program.read_text() + "# changed\n")
+    assert Registry(bots_dirs=[tmp_path]).bot("mine", "vandtia").code_hash != before.code_hash
 
 
 def _replays(engine) -> list:

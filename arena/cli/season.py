@@ -226,9 +226,10 @@ def season_resume(registry, name, workers, executor, scheduler) -> None:
 def season_export_bots(registry, name, folder) -> None:
     """Write the bot files season NAME began with into FOLDER.
 
-    A season keeps the code of its bots folder's single-file bots. Where one has changed
-    since, 'arena --bots-dir FOLDER season resume NAME' finishes the season with the code
-    it began with."""
+    A season keeps the code of its bots folder's bots (a file; an executable's manifest
+    and own files, written where they were). Where one has changed since, 'arena
+    --bots-dir FOLDER season resume NAME' finishes the season with the code it began
+    with."""
     from .. import db
     from ..leagues import league
 

@@ -60,40 +60,105 @@ def create(engine, registry: Registry, defn: SeasonDef) -> db.SeasonRow:
 
 
 def _files_to_keep(registry: Registry, defn: SeasonDef) -> list[tuple[str, str, bytes]]:
-    """A bots folder's single-file bots of the season, as ``keep_code`` keeps them."""
+    """The code of the season's bots from a bots folder, as ``keep_code`` keeps it: a
+    single-file bot's file; an executable bot's manifest and own files (its program where
+    that is its own) as one tar archive, ``NAME.toml.tar``, of their paths from the
+    folder. Not kept: code above ``KEEP_MAX``, and an executable that reads a folder of
+    its own (whose files its code hash does not cover)."""
     out = []
     for name in defn.bots:
         entry = registry.bot(name, defn.game)
-        if entry.spec.get("kind") != "file":
-            continue
-        path = Path(entry.spec["target"])
+        kind = entry.spec.get("kind")
         try:
-            if path.stat().st_size > KEEP_MAX:
-                continue
-            body = path.read_bytes()
+            if kind == "file":
+                path = Path(entry.spec["target"])
+                if path.stat().st_size <= KEEP_MAX:
+                    out.append((entry, path.name, [(path.name, path.read_bytes(), 0o644)]))
+            elif kind == "exec" and entry.spec.get("code_files"):
+                kept = _exec_files(entry.spec)
+                if kept:
+                    out.append((entry, Path(entry.spec["code_files"][0]).name + ".tar", kept))
         except OSError:
             continue
-        if hashlib.sha256(body).hexdigest() == entry.code_hash:
-            out.append((entry.code_hash, path.name, body))
+    keep = []
+    for entry, filename, files in out:
+        if hashlib.sha256(b"".join(body for _, body, _ in files)).hexdigest() != \
+                entry.code_hash:
+            continue  # changed while being read
+        body = files[0][1] if filename.endswith(".py") else _tar(files)
+        keep.append((entry.code_hash, filename, body))
+    return keep
+
+
+def _exec_files(spec: dict) -> list[tuple[str, bytes, int]] | None:
+    """An executable bot's code files as ``(path from its folder, bytes, mode)``, in code
+    hash order; None where it cannot be kept whole."""
+    files = spec["code_files"]
+    folder = Path(files[0]).parent.resolve()
+    if any(os.path.isdir(p) for p in spec.get("read", ())) or \
+            sum(os.path.getsize(f) for f in files) > KEEP_MAX:
+        return None
+    out = []
+    for i, f in enumerate(files):
+        real = Path(f).resolve()
+        relative = Path(f).name if i == 0 else real.relative_to(folder).as_posix()
+        out.append((relative, real.read_bytes(), real.stat().st_mode & 0o755))
+    return out
+
+
+def _tar(files: list[tuple[str, bytes, int]]) -> bytes:
+    """The files as an uncompressed tar archive, the same bytes for the same files."""
+    import io
+    import tarfile
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for relative, body, mode in files:
+            info = tarfile.TarInfo(relative)
+            info.size, info.mode = len(body), mode
+            tar.addfile(info, io.BytesIO(body))
+    return buffer.getvalue()
+
+
+def _untar(body: bytes) -> list[tuple[str, bytes, int]]:
+    """``_tar``'s files again, refused where an entry is not a plain file under its folder."""
+    import io
+    import tarfile
+
+    out = []
+    with tarfile.open(fileobj=io.BytesIO(body), mode="r:") as tar:
+        for member in tar.getmembers():
+            name = Path(member.name)
+            if not member.isfile() or name.is_absolute() or ".." in name.parts:
+                raise ArenaError(f"a kept bot archive holds {member.name!r}: not written")
+            out.append((member.name, tar.extractfile(member).read(), member.mode & 0o755))
     return out
 
 
 def export_bots(engine, registry: Registry, row: db.SeasonRow, folder: Path) -> list[Path]:
-    """Write the kept files of season ``row``'s bots into ``folder`` (made if missing): a
-    bots folder that plays the season as it began. ArenaError if none is kept, or where a
+    """Write the kept code of season ``row``'s bots into ``folder`` (made if missing): a
+    bots folder that plays the season as it began (an executable's archive unpacked, its
+    files where they were beside its manifest). ArenaError if none is kept, or where a
     different file of that name is there already."""
     hashes = json.loads(row.options).get("code_hashes", {})
     kept = db.kept_code(engine, hashes.values())
     if not kept:
-        raise ArenaError(f"season {row.name!r} keeps no bot file (only a bots folder's "
-                         "single-file bots are kept, and not by seasons begun before it kept them)")
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
+        raise ArenaError(f"season {row.name!r} keeps no bot code (a bots folder's bots are "
+                         "kept, and not by seasons begun before they were)")
+    files = []
     for code in kept.values():
-        path = folder / code.filename
-        if path.exists() and path.read_bytes() != code.body:
+        if code.filename.endswith(".tar"):
+            files += [(folder / name, body, mode) for name, body, mode in _untar(code.body)]
+        else:
+            files.append((folder / code.filename, code.body, 0o644))
+    for path, body, _ in files:
+        if path.exists() and path.read_bytes() != body:
             raise ArenaError(f"{path} exists and is another file: give an empty folder")
-        path.write_bytes(code.body)
+    written = []
+    for path, body, mode in files:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(body)
+        path.chmod(mode | 0o600)
         written.append(path)
     return written
 
@@ -102,7 +167,7 @@ def _changed(engine, registry: Registry, row: db.SeasonRow, name: str, recorded:
     """What to say of bot ``name`` of season ``row``, whose code is no longer ``recorded``:
     which file changed, and how to finish the season with the code it began with."""
     entry = registry.bot(name, row.game)
-    where = entry.spec.get("target") or entry.source
+    where = entry.spec["target"] if entry.spec.get("kind") == "file" else entry.source
     say = (f"bot {name!r} has changed since season {row.name!r} started: {where} is not the "
            f"code it began with (sha256 {recorded[:12]}, now {entry.code_hash[:12]})")
     if db.kept_code(engine, [recorded]):
