@@ -27,7 +27,7 @@ from . import DEFAULT_DB as DEFAULT_URL
 from .errors import ArenaError, masked
 from .referee import ASKING
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 #: The names of the seasons that hold a person's match (``arena.leagues.humans``).
 HUMAN_SEASONS = "human/"
 #: The label of a match of bots played for people to watch (``human/.../watch-N``,
@@ -70,6 +70,9 @@ class SeasonRow(SQLModel, table=True):
     options: str = "{}"  # JSON object
     fixtures: int = 0
     status: str = "running"  # running, done
+    #: whether its results rate its league (schema 10): false for an A/B match (``arena
+    #: match``, ``gauntlet``) unless it was asked to (``--rated``); as its options say
+    rated: bool = True
     created_at: datetime = Field(default_factory=now)
     updated_at: datetime = Field(default_factory=now)
 
@@ -223,9 +226,23 @@ def _schema_9(conn) -> None:
     have no code kept: a changed bot of theirs must be restored by hand."""
 
 
+def _schema_10(conn) -> None:
+    """Whether a season rates its league: every one did, A/B matches included; now a
+    match (``kind`` "match" in its options) does not, and its options say so."""
+    conn.exec_driver_sql("ALTER TABLE seasons ADD COLUMN rated BOOLEAN NOT NULL DEFAULT true")
+    rows = conn.exec_driver_sql("SELECT id, options FROM seasons").all()
+    for season_id, text in rows:
+        options = json.loads(text or "{}")
+        if options.get("kind") == "match":
+            options["rated"] = False
+            conn.execute(SeasonRow.__table__.update().where(SeasonRow.id == season_id)
+                         .values(rated=False, options=dumps(options)))
+
+
 # (version, callable(connection)), in order
 MIGRATIONS: list = [(2, _schema_2), (3, _schema_3), (4, _schema_4), (5, _schema_5),
-                    (6, _schema_6), (7, _schema_7), (8, _schema_8), (9, _schema_9)]
+                    (6, _schema_6), (7, _schema_7), (8, _schema_8), (9, _schema_9),
+                    (10, _schema_10)]
 
 
 def _sqlite_pragmas(dbapi_connection, _record):
@@ -472,8 +489,9 @@ def create_season(engine, defn, bots: list[BotRow], fixtures: int, rules: int = 
                                           else {}),
                                        **({"inflight": defn.inflight} if defn.inflight != 1
                                           else {}),
-                                       **({"adjust": defn.adjust} if defn.adjust else {})}),
-                        fixtures=fixtures)
+                                       **({"adjust": defn.adjust} if defn.adjust else {}),
+                                       **({"rated": False} if not defn.rated else {})}),
+                        fixtures=fixtures, rated=defn.rated)
         session.add(row)
         try:
             session.commit()
@@ -552,11 +570,11 @@ def list_seasons(engine) -> list[tuple[SeasonRow, int]]:
 
 
 def league_seasons(engine, game: str, variant: str, players: int) -> list[int]:
-    """Ids of the seasons of one league that have stored matches."""
+    """Ids of the seasons of one league that have stored matches and rate it."""
     with engine.connect() as conn:
         return list(conn.execute(
             select(SeasonRow.id).where(SeasonRow.game == game, SeasonRow.variant == variant,
-                                       SeasonRow.players == players,
+                                       SeasonRow.players == players, SeasonRow.rated,
                                        SeasonRow.name.not_like(HUMAN_SEASONS + "%"))
             .where(SeasonRow.id.in_(select(MatchRow.season_id).distinct()))).scalars())
 
@@ -652,7 +670,8 @@ def results(engine, game: str, variant: str, players: int | None = None,
     """``(seats, ranks, scores, faults)`` per stored match of a league, in fixture order
     (seasons in creation order), streamed from one query. The league leaves out the
     seasons of people's matches (``HUMAN_SEASONS``) - with ``humans``, it is those alone:
-    the people and the bots they met; ``season`` names any one season."""
+    the people and the bots they met - and the unrated seasons (A/B matches); ``season``
+    names any one season."""
     query = (select(SeatRow.match_id, SeatRow.bot, SeatRow.rank, SeatRow.score, SeatRow.fault)
              .join(MatchRow, SeatRow.match_id == MatchRow.id)
              .join(SeasonRow, MatchRow.season_id == SeasonRow.id)
@@ -664,8 +683,8 @@ def results(engine, game: str, variant: str, players: int | None = None,
     elif humans:  # bots' matches played to be watched are rated in no league
         query = query.where(SeasonRow.name.like(HUMAN_SEASONS + "%"),
                             SeasonRow.name.not_like(f"{HUMAN_SEASONS}%/{WATCHED}%"))
-    else:  # a person's matches are not mixed into a bot league unless asked
-        query = query.where(SeasonRow.name.not_like(HUMAN_SEASONS + "%"))
+    else:  # a person's matches are not mixed into a bot league unless asked, nor A/B tests
+        query = query.where(SeasonRow.name.not_like(HUMAN_SEASONS + "%"), SeasonRow.rated)
     query = query.order_by(SeasonRow.id, MatchRow.fixture, SeatRow.seat)
     with engine.connect() as conn:
         rows = conn.execution_options(yield_per=2000).execute(query)

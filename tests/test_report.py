@@ -258,6 +258,8 @@ def test_in_a_browser_the_index_lists_every_bot_of_every_season(league, browser)
 
 
 def test_in_a_browser_the_rating_chart_draws(league, browser):
+    from selenium.webdriver.common.by import By
+
     path, out, _ = league
     engine = db.connect(f"sqlite:///{path}", create=False)
     load(browser, out / f"season-{db.get_season(engine, 'spring').id}.html")
@@ -272,6 +274,16 @@ def test_in_a_browser_the_rating_chart_draws(league, browser):
     legend = browser.execute_script(
         "return [...document.querySelectorAll('.u-legend .u-label')].map(e => e.textContent)")
     assert {"random", "greedy", "crasher"} <= set(legend)
+    # the cursor off the chart, the legend shows where the season ended, never "--"
+    values = browser.execute_script(
+        "return [...document.querySelectorAll('.u-legend tr')].map(r => [r.querySelector("
+        "'.u-label').textContent, r.querySelector('.u-value').textContent])")
+    chart = json.loads(browser.find_element(By.ID, "chart-data").get_attribute("textContent"))
+    shown = dict(values)
+    assert "--" not in shown.values(), values
+    assert shown["match"] == str(chart["x"][-1])
+    for bot in ("random", "greedy", "crasher"):
+        assert float(shown[bot]) == pytest.approx(chart["bots"][bot]["mu"][-1], abs=0.005)
 
 
 def _viewer(browser, out: Path, match_id: int) -> None:

@@ -4,7 +4,6 @@ arena.leagues.match and arena.leagues.league."""
 from __future__ import annotations
 
 import json
-import math
 import secrets
 from dataclasses import replace
 
@@ -17,47 +16,15 @@ from .season import _engine, _run, _stored_in
 
 def match_line(tally) -> str:
     """The live figures: pairs, score, Elo ± interval, LLR and its bounds."""
-    e, test = tally.estimate(), tally.sprt()
-    line = (f"{tally.pair_count} pairs, score {100 * e.score:.1f} %, "
-            f"Elo {_elo(e)}" + (" (luck-adjusted)" if tally.adjust else ""))
-    if test is not None:
-        line += f", LLR {test.llr:.2f} ({test.lower:.2f}, {test.upper:.2f})"
+    from ..views.verdict import elo_text
+
+    v = tally.to_json()
+    line = (f"{tally.pair_count} pairs, score {100 * v['score']:.1f} %, "
+            f"Elo {elo_text(v)}" + (" (luck-adjusted)" if tally.adjust else ""))
+    if v["sprt"] is not None:
+        line += f", LLR {v['sprt']['llr']:.2f} ({v['sprt']['lower']:.2f}, " \
+            f"{v['sprt']['upper']:.2f})"
     return line
-
-
-def _elo(e) -> str:
-    if e.pairs == 0:
-        return "-"
-    if not math.isfinite(e.elo_error):  # a one-sided interval has no ±
-        return f"{e.elo:+.1f} [{e.elo_low:+.1f}, {e.elo_high:+.1f}]"
-    return f"{e.elo:+.1f} ± {e.elo_error:.1f}"
-
-
-def summary_lines(tally, title: str) -> list[str]:
-    """The summary, as fastchess prints one."""
-    e, test = tally.estimate(), tally.sprt()
-    w, d, losses = tally.games
-    lines = [title,
-             f"Elo {_elo(e)} (95 %" + (", luck-adjusted)" if tally.adjust else ")")
-             + (f"  [{e.elo_low:+.1f}, {e.elo_high:+.1f}]"
-                if e.pairs and math.isfinite(e.elo_error) else ""),
-             f"LOS {100 * e.los:.1f} %"]
-    if tally.adjust:
-        raw = tally.raw_estimate()
-        ratio = (f", pair variance adjusted / raw {e.variance / raw.variance:.2f}, beta "
-                 f"{tally.beta():.2f}" if raw.variance > 0 and e.pairs else "")
-        lines.append(f"Raw: Elo {_elo(raw)}, LOS {100 * raw.los:.1f} %{ratio}")
-    if test is not None:
-        verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "continues"}[test.decision]
-        lines.append(f"LLR {test.llr:.2f} ({test.lower:.2f}, {test.upper:.2f}) "
-                     f"[{test.elo0:g}, {test.elo1:g}] — {verdict}")
-    if tally.field:
-        lines += [f"Games {2 * tally.pair_count}; pairs where the candidate placed better, "
-                  f"level, worse: {w} / {d} / {losses}"]
-    else:
-        lines += [f"Games {sum(tally.games)}: W {w} / D {d} / L {losses}",
-                  f"Pairs [LL, LD, DD+WL, WD, WW]: {tally.pairs}"]
-    return lines
 
 
 def match_options(f):
@@ -95,6 +62,9 @@ def match_options(f):
                      help="luck: score each game less the luck of the cards (chance "
                      "corrections, computed beside the play and stored); Elo, LOS and the "
                      "SPRT on the adjusted pair scores, the raw figures beside."),
+        click.option("--rated", is_flag=True,
+                     help="Let the results rate the league too (by default an A/B test "
+                     "never moves a league's ratings)."),
         click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
                      show_default=True),
     ]):
@@ -110,7 +80,15 @@ def match_options(f):
 def match_command(registry, candidate, baseline, fmt, **options) -> None:
     """Is CANDIDATE better than BASELINE? Plays them on duplicate deals - each deal twice,
     the seats or the teams' cards swapped, a pair scoring 0, 1/4, 1/2, 3/4 or 1 - and prints
-    the Elo difference with its 95 % interval, the LOS and, with --sprt, the test's LLR."""
+    the Elo difference with its 95 % interval, the LOS and, with --sprt, the test's LLR.
+
+    The same command again resumes the match, or prints a finished one's result - only
+    while that result is still this code's: if a bot's code, the limits or arena's rules
+    changed since, it refuses with one line saying what changed (a new --name plays it
+    afresh). The match is an A/B test: it is stored with its verdict, and rates no league
+    unless --rated."""
+    from ..views import verdict
+
     row, tally = play(registry, candidate, baseline, quiet=fmt == "json", **options)
     if fmt == "json":
         click.echo(json.dumps(_json(row, tally), indent=2))
@@ -118,7 +96,7 @@ def match_command(registry, candidate, baseline, fmt, **options) -> None:
         title = (f"{candidate} vs {baseline}, {row.game} {row.variant}"
                  + (f" in a field of {options['field']}" if options["field"] else "")
                  + f": {tally.pair_count} pairs")
-        for line in summary_lines(tally, title):
+        for line in verdict.lines(_verdict(row, tally), title, row.status == "done"):
             click.echo(line)
         _stored_in(registry, row.name)
 
@@ -135,6 +113,7 @@ def gauntlet_command(registry, candidate, against, fmt, name, seed, **options) -
     from ..plugins import split_entrants
     from ..views.leaderboard import grid
     from ..views.transcript import print_renderable
+    from ..views.verdict import elo_text
 
     opponents = list(split_entrants(against))
     if not opponents:
@@ -150,7 +129,9 @@ def gauntlet_command(registry, candidate, against, fmt, name, seed, **options) -
         done.append((row, tally))
         if fmt != "json":
             click.echo(f"vs {opponent}: {match_line(tally)}"
-                       + (f", {tally.sprt().decision} accepted" if tally.decision else ""))
+                       + (f", {tally.sprt().decision} accepted" if tally.decision else
+                          ", stopped at its game cap, undecided" if tally.spec and
+                          row.status == "done" else ""))
     if fmt == "json":
         click.echo(json.dumps([_json(row, tally) for row, tally in done], indent=2))
         return
@@ -158,22 +139,31 @@ def gauntlet_command(registry, candidate, against, fmt, name, seed, **options) -
              title=f"{candidate}: gauntlet {base}"
              + (" (luck-adjusted)" if options["adjust"] == "luck" else ""), wrap=("opponent",),
              right=("pairs", "score", "Elo (95 %)", "LOS"))
-    for _, tally in done:
-        e, test = tally.estimate(), tally.sprt()
-        t.add_row(tally.baseline, str(tally.pair_count), f"{100 * e.score:.1f} %", _elo(e),
-                  f"{100 * e.los:.1f} %",
-                  "" if test is None else f"{test.decision or 'open'} (LLR {test.llr:.2f})")
+    for row, tally in done:
+        v = _verdict(row, tally)
+        test = v["sprt"]
+        t.add_row(tally.baseline, str(tally.pair_count), f"{100 * v['score']:.1f} %",
+                  elo_text(v), f"{100 * v['los']:.1f} %",
+                  "" if test is None else f"{test['decision'] or 'undecided at the cap'} "
+                  f"(LLR {test['llr']:.2f})")
     print_renderable(t)
+
+
+def _verdict(row, tally) -> dict:
+    """The match's verdict: as stored when it finished, else its figures so far."""
+    from ..leagues.match import stored_verdict
+
+    return (row.status == "done" and stored_verdict(row)) or tally.to_json()
 
 
 def _json(row, tally) -> dict:
     return {"match": row.name, "game": row.game, "variant": row.variant, "seed": row.seed,
-            **tally.to_json()}
+            "status": row.status, **_verdict(row, tally)}
 
 
 def play(registry, candidate, baseline, game, variant, games, sprt_text, seed, field, name,
          workers, executor, scheduler, limits, inflight, secret_from, public_seed,
-         adjust="none", quiet=False):
+         adjust="none", rated=False, quiet=False):
     """Create (or resume) the match and play it; its stored row and tally."""
     from .. import db
     from ..leagues import league
@@ -219,8 +209,10 @@ def play(registry, candidate, baseline, game, variant, games, sprt_text, seed, f
     rounds = max(1, games // (2 * players)) if field else (games + 1) // 2
     defn = SeasonDef(name, game, variant, players, bots, rounds, seed, 1, limits, 5, teams,
                      secret=None, kind="match", sprt=spec, field=field, adjust=adjust,
-                     **({"inflight": inflight} if inflight else {}))
+                     rated=rated, **({"inflight": inflight} if inflight else {}))
     row = _existing(engine, defn)
+    if row is not None:  # resumed, or finished: only while its results are this code's
+        league.playable(registry, row, engine)
     pool = league.make_executor(executor, workers, scheduler)
     if row is None:
         defn = replace(defn, secret=secret_of(secret_from, public_seed))
@@ -231,7 +223,8 @@ def play(registry, candidate, baseline, game, variant, games, sprt_text, seed, f
         click.echo(f"match {row.name}: {candidate} vs {baseline}, {game} {variant}, at most "
                    f"{row.fixtures} games, seed {seed}", err=True)
     else:
-        click.echo(f"match {row.name}: resumed", err=True)
+        click.echo(f"match {row.name}: " + ("finished: its stored result" if row.status == "done"
+                                             else "resumed"), err=True)
     if row.status != "done":
         _run(engine, registry, row, pool, quiet=quiet,
              view=lambda rater: match_line(rater.tally))
@@ -252,10 +245,30 @@ def _existing(engine, defn):
     except ArenaError:
         return None
     stored = league.definition(row)
-    same = (stored.kind, stored.game, stored.variant, stored.bots, stored.rounds,
-            stored.seed, stored.sprt, stored.limits, stored.field, stored.adjust) == (
-            defn.kind, defn.game, defn.variant, defn.bots, defn.rounds, defn.seed,
-            defn.sprt, defn.limits, defn.field, defn.adjust)
-    if not same:
-        raise ArenaError(f"{defn.name!r} is the name of another season or match (pick a name)")
+    if stored.kind != "match":
+        raise ArenaError(f"{defn.name!r} is the name of a season (pick another --name)")
+    shown = {"game": "game", "variant": "variant", "bots": "bots", "rounds": "games at most",
+             "seed": "seed", "sprt": "SPRT", "limits": "limits", "field": "field",
+             "adjust": "adjust", "rated": "rated"}
+    differ = [f"{label} {_shown(stored, key)} (asked: {_shown(defn, key)})"
+              for key, label in shown.items() if getattr(stored, key) != getattr(defn, key)]
+    if differ:
+        raise ArenaError(f"match {defn.name!r} was played with other settings: "
+                         f"{'; '.join(differ)}; its results are those settings': another "
+                         "--name plays these")
     return row
+
+
+def _shown(defn, key: str) -> str:
+    from ..leagues.scheduler import fixture_count
+
+    value = getattr(defn, key)
+    if key == "rounds":
+        return str(fixture_count(defn))
+    if isinstance(value, tuple):
+        return ",".join(value) or "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if key == "limits":
+        return value or "the defaults"
+    return repr(value) if isinstance(value, str) else str(value)

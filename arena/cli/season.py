@@ -214,7 +214,11 @@ def season_resume(registry, name, workers, executor, scheduler) -> None:
     engine = _engine(registry)
     row = db.get_season(engine, name)
     league.playable(registry, row, engine)  # a season that cannot go on says so first
-    _run(engine, registry, row, league.make_executor(executor, workers, scheduler))
+    if row.status == "done":
+        click.echo(f"season {name} is finished ({len(db.stored_fixtures(engine, row.id))} "
+                   "matches): nothing to play", err=True)
+    else:
+        _run(engine, registry, row, league.make_executor(executor, workers, scheduler))
     _show_leaderboard(engine, registry, db.get_season(engine, name))
     _stored_in(registry, name)
 
@@ -276,6 +280,7 @@ def season_show(registry, name, list_matches, pairs) -> None:
     engine = _engine(registry)
     row = db.get_season(engine, name)
     results = list(db.results(engine, row.game, row.variant, row.players, row.name))
+    _show_verdict(engine, row)
     _show_leaderboard(engine, registry, row)
     print_renderable(views.crosstable(results, json.loads(row.bots)))
     if pairs:
@@ -293,6 +298,26 @@ def season_show(registry, name, list_matches, pairs) -> None:
             print_renderable(table)
     if list_matches:
         print_renderable(views.matches_table(matches))
+
+
+def _show_verdict(engine, row) -> None:
+    """A match's verdict (an A/B test: it rates no league unless it was run --rated), as
+    ``arena match`` printed it."""
+    from ..leagues import league
+    from ..leagues.match import stored_verdict, summary
+    from ..views import verdict
+
+    defn = league.definition(row)
+    if defn.kind != "match":
+        return
+    v = (row.status == "done" and stored_verdict(row)) or summary(engine, defn,
+                                                                   row.id).to_json()
+    title = (f"A/B match {row.name} ({'rated' if row.rated else 'unrated'}): "
+             f"{defn.bots[0]} vs {defn.bots[1]}, {row.game} {row.variant}"
+             + (f" in a field of {','.join(defn.field)}" if defn.field else "")
+             + f": {v['pairs']} pairs")
+    for line in verdict.lines(v, title, row.status == "done"):
+        click.echo(line)
 
 
 @season.command("export")

@@ -163,14 +163,24 @@ def export_bots(engine, registry: Registry, row: db.SeasonRow, folder: Path) -> 
     return written
 
 
+def _noun(row: db.SeasonRow) -> str:
+    """What a season row is to its user: a match (an A/B test) or a season."""
+    return "match" if json.loads(row.options).get("kind") == "match" else "season"
+
+
 def _changed(engine, registry: Registry, row: db.SeasonRow, name: str, recorded: str) -> str:
     """What to say of bot ``name`` of season ``row``, whose code is no longer ``recorded``:
     which file changed, and how to finish the season with the code it began with."""
     entry = registry.bot(name, row.game)
     where = entry.spec["target"] if entry.spec.get("kind") == "file" else entry.source
-    say = (f"bot {name!r} has changed since season {row.name!r} started: {where} is not the "
+    say = (f"bot {name!r} has changed since {_noun(row)} {row.name!r} started: {where} is not the "
            f"code it began with (sha256 {recorded[:12]}, now {entry.code_hash[:12]})")
-    if db.kept_code(engine, [recorded]):
+    kept = db.kept_code(engine, [recorded])
+    if row.status == "done":
+        return (f"{say}; its results are that code's, not this code's: a new name plays this "
+                "code afresh" + (f" ('arena season export-bots {row.name} DIR' writes the code "
+                                 "it was played with)" if kept else ""))
+    if kept:
         return (f"{say}; that code is kept: 'arena season export-bots {row.name} DIR' writes "
                 f"it, and 'arena --bots-dir DIR season resume {row.name}' finishes the season "
                 "with it (a new season plays the new code)")
@@ -328,7 +338,9 @@ class SeasonRater:
 def playable(registry: Registry, row: db.SeasonRow, engine=None) -> SeasonDef:
     """The definition of season ``row``; ArenaError if it cannot be played on here: a bot
     is missing or has changed since the season began, or the season began under another
-    way of asking bots or before seasons had secrets."""
+    way of asking bots or before seasons had secrets. Asked of a finished season, whether
+    its results are still those of the bots and rules here: a changed bot is refused with
+    a line that says so (its results are not this code's), never reported as current."""
     defn = definition(row)
     if defn.kind == "human":
         raise ArenaError(f"season {row.name!r} is a person's match ('arena play' with a human "
@@ -348,10 +360,12 @@ def playable(registry: Registry, row: db.SeasonRow, engine=None) -> SeasonDef:
                          "(start a new season)")
     game = registry.game(defn.game)
     if options.get("rules", 1) != game.rules_version:
-        raise ArenaError(f"season {row.name!r} began under older {game.title} legal actions "
+        raise ArenaError(f"{_noun(row)} {row.name!r} began under older {game.title} legal actions "
                          f"(rules version {options.get('rules', 1)}, now "
-                         f"{game.rules_version}); finishing it now would mix two rules "
-                         "(start a new season)")
+                         f"{game.rules_version}); " + (
+                             "its results are those rules', not these: a new name plays it "
+                             "afresh" if row.status == "done" else
+                             "finishing it now would mix two rules (start a new season)"))
     if options.get("asking", 1) != ASKING:
         raise ArenaError(f"season {row.name!r} began under a referee that asked bots every "
                          "move; finishing it now would mix two rules (start a new season)")
@@ -397,7 +411,8 @@ def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | Non
     if rater.complete:
         if rater.total < row.fixtures:
             db.end_at(engine, row.id, rater.total)
-        finish(engine, registry, row, rater.standings())
+        finish(engine, registry, row, rater.standings(),
+               None if tally is None else match.verdict(tally))
     return played
 
 
@@ -426,16 +441,26 @@ def interrupts_deferred():
         raise KeyboardInterrupt
 
 
-def finish(engine, registry: Registry, row: db.SeasonRow, season: list[Standing]) -> None:
-    """Store the ratings of a complete season and of its whole league, and mark it done."""
+def finish(engine, registry: Registry, row: db.SeasonRow, season: list[Standing],
+           verdict: dict | None = None) -> None:
+    """Store the ratings of a complete season and of its whole league (an unrated one's -
+    an A/B match's - its own alone), and mark it done; a match's ``verdict`` is kept in
+    its options (``match.verdict``)."""
     key = league_key(row.game, row.variant, row.players)
     db.write_ratings(engine, key, row.id, season)
+    options = None
+    if verdict is not None:
+        options = json.loads(db.season_by_id(engine, row.id).options)
+        options["verdict"] = verdict
+    if not row.rated:
+        db.set_status(engine, row.id, "done", options)
+        return
     with db.exclusive(engine, f"arena:league:{key}"):  # the last to finish rates everything
         others = [s for s in db.league_seasons(engine, row.game, row.variant, row.players)
                   if s != row.id]
         db.write_ratings(engine, key, None, standings(
             engine, registry, row.game, row.variant, row.players, None) if others else season)
-    db.set_status(engine, row.id, "done")
+    db.set_status(engine, row.id, "done", options)
 
 
 def standings(engine, registry: Registry, game: str, variant: str, players: int | None,

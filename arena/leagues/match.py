@@ -260,6 +260,21 @@ def tally_for(defn) -> Tally:
                  defn.adjust == "luck")
 
 
+def verdict(tally: Tally) -> dict:
+    """What a finished match is stored with (its options' ``verdict``): its figures
+    (``Tally.to_json``) and how it ended - ``"decided"`` by the SPRT, or ``"cap"``: every
+    game it was allowed played, the SPRT (if any) undecided."""
+    return {**tally.to_json(), "stopped": "decided" if tally.decision else "cap"}
+
+
+def stored_verdict(row) -> dict | None:
+    """The verdict a finished match was stored with (None: not a match, not finished, or
+    finished before verdicts were kept - ``summary`` recounts it)."""
+    import json
+
+    return json.loads(row.options).get("verdict")
+
+
 def summary(engine, defn, season_id: int) -> Tally:
     """The tally of a stored match, read back in fixture order."""
     from .. import db

@@ -88,6 +88,9 @@ class SeasonDef:
     #: "luck": each match's seats' luck is computed as it is played and stored with it
     #: (``arena.luck``), for luck-adjusted scores; "" none
     adjust: str = ""
+    #: whether its results rate its league: a season's and a ladder's do; a match's (an
+    #: A/B test, ``arena match``/``gauntlet``) do not unless asked (``--rated``)
+    rated: bool = True
 
     @classmethod
     def stored(cls, name: str, game: str, variant: str, players: int, bots, rounds: int,
@@ -100,7 +103,8 @@ class SeasonDef:
                    options.get("every_seating", False), options.get("draw_partners", False),
                    secret, options.get("config", ""), options.get("kind", "season"),
                    options.get("sprt", ""), tuple(options.get("field", ())),
-                   options.get("inflight", 1), options.get("adjust", ""))
+                   options.get("inflight", 1), options.get("adjust", ""),
+                   options.get("rated", True))
 
     @property
     def group(self) -> int:

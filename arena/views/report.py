@@ -53,8 +53,15 @@ def environment():
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(),
                       trim_blocks=True, lstrip_blocks=True)
     env.filters["tojson_script"] = _json_script
-    env.filters["signed"] = lambda x, digits=1: f"{x:+.{digits}f}"
+    env.filters["signed"] = signed
     return env
+
+
+def signed(x, digits: int = 1) -> str:
+    """A signed figure, never ``-0`` (``views.verdict.signed``)."""
+    from .verdict import signed as text
+
+    return text(x, digits)
 
 
 def _json_script(value) -> str:
@@ -124,10 +131,15 @@ def index_context(engine, registry, season: str | None = None,
     for (game, variant, players), seasons in leagues.items():
         standings = league.standings(engine, registry, game, variant, players, season,
                                      humans=bool(humans))
+        summaries = [_season_summary(engine, r) for r in seasons]
         index.append({"game": game, "variant": variant, "players": players,
                       "title": registry.game(game).title,
                       "rows": leaderboard.rows(standings), "rows_of_seasons": seasons,
-                      "seasons": [_season_summary(engine, r) for r in seasons]})
+                      "seasons": summaries,
+                      "listed": [s for s in summaries if s["kind"] != "match"],
+                      "matches": [{**s, "verdict": _verdict_short(engine, r)}
+                                  for s, r in zip(summaries, seasons, strict=True)
+                                  if s["kind"] == "match"]})
     return {"leagues": index, "one_season": season, "humans": humans}
 
 
@@ -150,8 +162,11 @@ def _write(out: Written, name: str, text: str) -> None:
 
 
 def _season_summary(engine, row) -> dict:
+    kind = json.loads(row.options or "{}").get("kind", "season")
     return {"name": row.name, "page": f"season-{row.id}.html", "status": row.status,
-            "kind": json.loads(row.options or "{}").get("kind", "season"),
+            "kind": kind, "rated": row.rated,
+            "what": ("A/B match" + ("" if row.rated else ", unrated")) if kind == "match"
+            else kind,
             "bots": json.loads(row.bots), "rounds": row.rounds, "fixtures": row.fixtures,
             "stored": len(db.stored_fixtures(engine, row.id)), "seed": row.seed,
             "seeding": seeding(row.secret)}
@@ -246,6 +261,7 @@ def season_context(engine, registry, row, how) -> tuple[dict, list]:
     times = db.move_times(engine, row.id)
     return dict(
         season=_season_summary(engine, row), row=row, title=game.title,
+        verdict=_verdict_lines(engine, row),
         options=json.loads(row.options or "{}"),
         standings=leaderboard.rows(standings),
         chart=chart,
@@ -257,6 +273,40 @@ def season_context(engine, registry, row, how) -> tuple[dict, list]:
         times=[{"bot": b, "mean": m, "max": t, "n": n} for b, (m, t, n) in sorted(
             times.items())],
         matches=listed, total=len(rows)), paged
+
+
+def _verdict_short(engine, row) -> str:
+    """A match's verdict in a few words, for the index: Elo and the SPRT's end."""
+    from ..leagues import league
+    from ..leagues.match import stored_verdict, summary
+    from . import verdict
+
+    defn = league.definition(row)
+    v = (row.status == "done" and stored_verdict(row)) or summary(engine, defn,
+                                                                   row.id).to_json()
+    test = v.get("sprt")
+    end = "" if test is None else ", " + (
+        f"{test['decision']} accepted" if test["decision"] else
+        "undecided at the cap" if row.status == "done" else "SPRT continues")
+    return f"{defn.bots[0]} vs {defn.bots[1]}: Elo {verdict.elo_text(v)} over {v['pairs']} " \
+        f"pairs{end}"
+
+
+def _verdict_lines(engine, row) -> list[str] | None:
+    """A match's verdict as ``arena match`` prints it (None for a season): as stored when
+    it finished, else its figures so far."""
+    from ..leagues import league
+    from ..leagues.match import stored_verdict, summary
+    from . import verdict
+
+    defn = league.definition(row)
+    if defn.kind != "match":
+        return None
+    v = (row.status == "done" and stored_verdict(row)) or summary(engine, defn,
+                                                                   row.id).to_json()
+    return verdict.lines(v, f"{defn.bots[0]} vs {defn.bots[1]}"
+                         + (f" in a field of {', '.join(defn.field)}" if defn.field else "")
+                         + f": {v['pairs']} pairs", row.status == "done")
 
 
 def match_context(engine, registry, match, season, seats) -> dict:

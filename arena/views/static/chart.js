@@ -6,7 +6,15 @@ window.drawRatingChart = function (data) {
   var box = document.getElementById("rating-chart");
   box.replaceChildren();
   var names = Object.keys(data.bots);
-  var columns = [data.x], series = [{label: "match"}], bands = [];
+  // the legend shows the values at the cursor, and the last ones (where the season is)
+  // while the cursor is off the chart - never uPlot's "--"
+  function value(digits) {
+    return function (u, v, si) {
+      if (v == null) { var column = u.data[si]; v = column[column.length - 1]; }
+      return v == null ? null : v.toFixed(digits);
+    };
+  }
+  var columns = [data.x], series = [{label: "match", value: value(0)}], bands = [];
   var colours = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
                  "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
   names.forEach(function (name, i) {
@@ -14,9 +22,11 @@ window.drawRatingChart = function (data) {
     columns.push(b.mu);
     columns.push(b.mu.map(function (m, j) { return m + b.sigma[j]; }));
     columns.push(b.mu.map(function (m, j) { return m - b.sigma[j]; }));
-    series.push({label: name, stroke: colour, width: 2});
-    series.push({label: name + " +σ", stroke: colour, width: 0, points: {show: false}});
-    series.push({label: name + " −σ", stroke: colour, width: 0, points: {show: false}});
+    series.push({label: name, stroke: colour, width: 2, value: value(2)});
+    series.push({label: name + " +σ", stroke: colour, width: 0, points: {show: false},
+                 value: value(2)});
+    series.push({label: name + " −σ", stroke: colour, width: 0, points: {show: false},
+                 value: value(2)});
     var mu = 1 + 3 * i;
     bands.push({series: [mu + 1, mu + 2], fill: colour + "22"});
   });
