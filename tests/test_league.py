@@ -567,6 +567,7 @@ def test_a_schema_1_database_is_migrated_in_place(tmp_path, registry):
         conn.execute("ALTER TABLE seat_results DROP COLUMN move_mean_s")
         conn.execute("ALTER TABLE seat_results DROP COLUMN move_max_s")
         conn.execute("ALTER TABLE seat_results DROP COLUMN luck")
+        conn.execute("ALTER TABLE seasons DROP COLUMN rated")
         conn.execute("DROP TABLE submissions")
         conn.execute("UPDATE arena_schema SET version = 1")
     engine = db.connect(f"sqlite:///{path}")
@@ -579,6 +580,50 @@ def test_a_schema_1_database_is_migrated_in_place(tmp_path, registry):
     assert "suspended" in columns and {"log", "move_mean_s", "move_max_s",
                                        "luck"} <= seat_columns
     assert len(db.stored_ratings(engine, "vandtia/cardems/2", None)) == 3
+
+
+def test_a_schema_9_database_keeps_every_row_and_its_ab_matches_leave_the_league(
+        tmp_path, registry):
+    """Before schema 10 a match (``arena match``) rated its league like a season: migrated,
+    every row stays, the match is marked unrated (column and options), and the league's
+    standings are the season's alone - as a fresh database with the same play gives."""
+    from arena.leagues.match import summary, tally_for
+
+    path = tmp_path / "old.db"
+    engine = db.connect(f"sqlite:///{path}")
+    _season(engine, registry, rounds=1)
+    ab = league.create(engine, registry, SeasonDef(
+        "ab", "vandtia", "cardems", 2, ("greedy", "random"), 3, 5, kind="match",
+        rated=False))
+    league.play(engine, registry, ab)
+    assert json.loads(db.get_season(engine, "ab").options)["verdict"]["pairs"] == 3
+    season_only = views.to_json(league.standings(engine, registry, "vandtia", "cardems", 2,
+                                                 None))
+    engine.dispose()
+    with sqlite3.connect(path) as conn:  # as schema 9 stored them: the match rated, no verdict
+        conn.execute("ALTER TABLE seasons DROP COLUMN rated")
+        for season_id, text in conn.execute("SELECT id, options FROM seasons").fetchall():
+            options = json.loads(text)
+            options.pop("rated", None)
+            options.pop("verdict", None)
+            conn.execute("UPDATE seasons SET options = ? WHERE id = ?",
+                         (json.dumps(options), season_id))
+        conn.execute("UPDATE arena_schema SET version = 9")
+        counts = {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                  for t in ("seasons", "matches", "seat_results", "ratings", "bots")}
+    engine = db.connect(f"sqlite:///{path}")
+    with sqlite3.connect(path) as conn:
+        assert {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                for t in counts} == counts
+        assert conn.execute("SELECT name, rated FROM seasons ORDER BY id").fetchall() == [
+            ("spring", 1), ("ab", 0)]
+    row = db.get_season(engine, "ab")
+    assert json.loads(row.options)["rated"] is False and league.definition(row).rated is False
+    assert views.to_json(league.standings(engine, registry, "vandtia", "cardems", 2,
+                                          None)) == season_only
+    # its verdict, not stored before, is counted again from its matches
+    assert summary(engine, league.definition(row), row.id).to_json()["pairs"] == 3
+    assert tally_for(league.definition(row)).pair_count == 0
 
 
 def test_a_season_made_before_secrets_stays_readable_and_is_not_resumed(tmp_path, registry):

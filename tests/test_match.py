@@ -234,3 +234,112 @@ def test_the_json_figures_are_not_rounded_before_a_page_rounds_them():
     figures = tally.to_json()
     assert figures["score"] == stats.estimate({1.0: 1, 0.0: 2}).score
     assert f"{100 * figures['score']:.1f}" == "33.3"
+
+
+def _cli(*args, db_path, bots_dir=None) -> subprocess.CompletedProcess:
+    extra = ("--bots-dir", str(bots_dir)) if bots_dir else ()
+    return subprocess.run([sys.executable, "-m", "arena", "--db", f"sqlite:///{db_path}",
+                           *extra, *args], capture_output=True, text=True, timeout=900,
+                          env={**os.environ, "COLUMNS": "200"})
+
+
+def test_a_finished_match_is_never_reported_for_code_it_was_not_played_with(tmp_path):
+    """The same command after an edit of a bot's file, after a change of --limits only, and
+    after a change of a bot's option only: never the old verdict as if it were current."""
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    mine = bots / "random2.py"
+    mine.write_text(SECOND_RANDOM)
+    path = tmp_path / "m.db"
+    command = ("match", "random-2", "random", "--games", "8", "--seed", "1")
+    first = _cli(*command, db_path=path, bots_dir=bots)
+    assert first.returncode == 0, first.stderr
+    again = _cli(*command, db_path=path, bots_dir=bots)  # unchanged: its stored result
+    assert again.returncode == 0 and again.stdout == first.stdout
+    assert "finished: its stored result" in again.stderr
+
+    mine.write_text(SECOND_RANDOM + "\n# an edit\n")
+    edited = _cli(*command, db_path=path, bots_dir=bots)
+    assert edited.returncode == 2 and edited.stdout == "", edited.stdout
+    assert edited.stderr.splitlines() == [edited.stderr.strip()]  # one line
+    assert f"bot 'random-2' has changed since match 'match-vandtia-cardems-random-2-random-" \
+        f"1' started: {mine} is not the code it began with" in edited.stderr
+    assert "its results are that code's, not this code's: a new name plays this code afresh" \
+        in edited.stderr
+    fresh = _cli(*command, "--name", "after-the-edit", db_path=path, bots_dir=bots)
+    assert fresh.returncode == 0 and "at most 8 games" in fresh.stderr
+
+    mine.write_text(SECOND_RANDOM)  # the code it was played with again
+    limits = _cli(*command, "--limits", "move_s=0.5", "--name",
+                  "match-vandtia-cardems-random-2-random-1", db_path=path, bots_dir=bots)
+    assert limits.returncode == 2 and limits.stderr.strip() == (
+        "arena: error: match 'match-vandtia-cardems-random-2-random-1' was played with other "
+        "settings: limits the defaults (asked: move_s=0.5); its results are those settings': "
+        "another --name plays these")
+    option = _cli("match", "ismcts:iterations=2", "random", "--games", "4", "--seed", "1",
+                  db_path=path)
+    assert option.returncode == 0, option.stderr
+    other = _cli("match", "ismcts:iterations=3", "random", "--games", "4", "--seed", "1",
+                 db_path=path)  # another option is another bot: another match, played afresh
+    assert other.returncode == 0 and "at most 4 games" in other.stderr, other.stderr
+    assert "match-vandtia-cardems-ismcts:iterations=3-random-1" in other.stderr
+
+
+def test_an_sprt_match_stopped_at_its_cap_says_undecided_everywhere(tmp_path):
+    """The verdict is stored with the match and read back by season show, the JSON export
+    and the report's page - 'stopped at its game cap, undecided', never 'continues'."""
+    path = tmp_path / "m.db"
+    run = _cli("match", "greedy", "random", "--games", "20", "--seed", "13", "--sprt",
+               "elo0=0,elo1=10", db_path=path)
+    assert run.returncode == 0, run.stderr
+    name = "match-vandtia-cardems-greedy-random-13"
+    verdict = next(line for line in run.stdout.splitlines() if line.startswith("LLR"))
+    assert verdict.endswith("— stopped at its game cap, undecided"), run.stdout
+    assert "continues" not in run.stdout
+    show = _cli("season", "show", name, db_path=path)
+    assert show.returncode == 0 and verdict in show.stdout.splitlines(), show.stdout
+    assert f"A/B match {name} (unrated): greedy vs random, vandtia cardems: 10 pairs" in \
+        show.stdout
+    export = _cli("season", "export", name, db_path=path)
+    stored = json.loads(export.stdout.splitlines()[0])["options"]["verdict"]
+    shown = json.loads(_cli("match", "greedy", "random", "--games", "20", "--seed", "13",
+                            "--sprt", "elo0=0,elo1=10", "--format", "json",
+                            db_path=path).stdout)
+    assert stored["stopped"] == "cap" and stored["sprt"]["decision"] is None
+    assert stored["pairs"] == 10 and stored == {k: v for k, v in shown.items()
+                                                if k not in ("match", "game", "variant",
+                                                             "seed", "status")}
+    report = _cli("report", "-o", str(tmp_path / "out"), db_path=path)
+    assert report.returncode == 0, report.stderr
+    page = (tmp_path / "out" / "season-1.html").read_text()
+    assert "stopped at its game cap, undecided" in page and "at most 20 games" in page
+    assert "rounds" not in page.split("<h2>")[0]  # a match is games, not rounds
+
+
+def test_ab_matches_rate_no_league_unless_asked(tmp_path):
+    """A season and two matches of the same bots: the leaderboard and the report's league
+    table count the season's games alone; a match run --rated counts too."""
+    path = tmp_path / "m.db"
+    season = _cli("season", "run", "vandtia", "--bots", "greedy,random", "--rounds", "3",
+                  "--seed", "1", "--name", "spring", db_path=path)
+    assert season.returncode == 0, season.stderr
+
+    def games() -> dict:
+        board = _cli("leaderboard", "vandtia", "--format", "json", db_path=path)
+        return {r["bot"]: r["games"] for r in json.loads(board.stdout)}
+
+    assert games() == {"greedy": 6, "random": 6}
+    ab = _cli("match", "greedy", "random", "--games", "40", "--seed", "2", db_path=path)
+    assert ab.returncode == 0, ab.stderr
+    assert games() == {"greedy": 6, "random": 6}  # the A/B test moved nothing
+    report = _cli("report", "-o", str(tmp_path / "out"), db_path=path)
+    index = (tmp_path / "out" / "index.html").read_text()
+    league, matches = index.split("<h3>A/B matches</h3>")
+    assert "match-vandtia-cardems-greedy-random-2" not in league
+    assert "match-vandtia-cardems-greedy-random-2" in matches and "greedy vs random: Elo" in \
+        matches
+    assert report.returncode == 0 and ">6</td>" in league.split("<h3>Seasons</h3>")[0]
+    rated = _cli("match", "greedy", "random", "--games", "4", "--seed", "3", "--rated",
+                 db_path=path)
+    assert rated.returncode == 0, rated.stderr
+    assert games() == {"greedy": 10, "random": 10}
