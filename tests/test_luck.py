@@ -167,8 +167,8 @@ def test_adjusted_scores_are_unbiased(name):
     a better bot against a worse: adjusted and raw means agree within their intervals."""
     game, variant, players, greedy, pairs = CASES[name]
 
-    def same(side, seed):
-        return Noisy(greedy(), 0.1, seed)
+    def same(side, seed):  # copies whose random streams differ: pairs are not all ½
+        return Noisy(greedy(), 0.1, seed + 7919 * side)
 
     def apart(side, seed):
         return Noisy(greedy(), 0.0 if side == 0 else 0.5, seed)
@@ -176,6 +176,7 @@ def test_adjusted_scores_are_unbiased(name):
     alike = _adjusted_match(game, variant, players, same, pairs)
     e = alike.estimate()
     assert e.elo_low < 0 < e.elo_high and alike.pair_count == pairs
+    assert len(alike.raw_scores()) > 1 and len(alike.adjusted) > 1  # not ½ by construction
     differ = _adjusted_match(game, variant, players, apart, pairs, seed=10_000)
     adjusted, raw = differ.estimate(), differ.raw_estimate()
     assert raw.elo_low > 0  # the sample tells the two apart
@@ -233,10 +234,69 @@ def test_the_sprt_on_adjusted_scores_keeps_its_false_positive_rate():
     assert accepted <= 400 * 0.05 + 3 * (400 * 0.05 * 0.95) ** 0.5, accepted
 
 
+@pytest.mark.slow
+def test_two_copies_differing_in_their_random_stream_are_rarely_judged_better():
+    """Two copies of one noisy greedy bot, each with its own random stream, play 300
+    duplicate deals in process (real games, real luck): the pairs vary, and the adjusted
+    estimate holds Elo 0. Their (raw, luck) pairs, with the mirror of each (the copies are
+    exchangeable, so H0 - Elo 0 - holds exactly), feed 300 adjusted SPRTs of elo0=0 against
+    elo1=20: H1 is accepted no more often than alpha (5 %) allows, beyond three standard
+    errors, and every test ends."""
+    pairs = []
+    counted = Tally._count
+
+    def keep(self, raw, luck):
+        pairs.append((raw, luck))
+        counted(self, raw, luck)
+
+    def copy(side, seed):
+        return Noisy(GreedyVandtia(), 0.3, seed + 7919 * side)
+
+    Tally._count = keep
+    try:
+        played = _adjusted_match(VANDTIA, "cardems", 2, copy, 300, seed=20_000)
+    finally:
+        Tally._count = counted
+    assert len({raw for raw, _ in pairs}) >= 3 and played.pair_count == 300
+    e = played.estimate()
+    assert e.elo_low < 0 < e.elo_high
+    pool = pairs + [(1.0 - raw, -luck) for raw, luck in pairs]
+    rng = random.Random(3)
+    accepted = decided = 0
+    for _ in range(300):
+        tally = Tally("a", "b", 2, SprtSpec(0, 20), adjust=True)
+        for _pair in range(20_000):
+            tally._count(*rng.choice(pool))
+            test = tally.sprt()
+            if test.decision:
+                break
+        decided += test.decision is not None
+        accepted += test.decision == "H1"
+    assert decided == 300
+    assert accepted <= 300 * 0.05 + 3 * (300 * 0.05 * 0.95) ** 0.5, accepted
+
+
+def test_the_adjusted_sprt_decides_when_every_pair_ties():
+    """Two copies of one bot with one random stream mirror each other: every pair is
+    exactly ½. The adjusted SPRT accepts H0 (for a positive elo1), as the raw GSPRT does,
+    instead of running to the game cap."""
+    adjusted = Tally("a", "b", 2, SprtSpec(0, 10), adjust=True)
+    raw = Tally("a", "b", 2, SprtSpec(0, 10))
+    ends = {}
+    for tally, name in ((adjusted, "adjusted"), (raw, "raw")):
+        for pair in range(1, 1000):
+            tally.add(("a", "b"), [1, 2], [0.0, 0.0])
+            if tally.add(("b", "a"), [1, 2], [0.0, 0.0]):
+                ends[name] = pair
+                break
+    assert adjusted.decision == raw.decision == "H0"
+    assert 50 < ends["adjusted"] < 200 and 50 < ends["raw"] < 200, ends
+
+
 def test_the_normal_llr_grows_with_evidence_and_is_zero_without_it():
     assert stats.llr_normal(stats.NORMAL_MIN_PAIRS - 1, 0.9, 0.1, 0, 50) == 0.0
     assert stats.llr_normal(stats.NORMAL_MIN_PAIRS, 0.9, 0.1, 0, 50) > 0
-    assert stats.llr_normal(100, 0.6, 0.0, 0, 50) == 0.0
+    assert stats.llr_normal(100, 0.6, 0.0, 0, 50) > 0  # pairs all alike still tell
     s0, s1 = stats.expected_score(0), stats.expected_score(50)
     assert stats.llr_normal(100, (s0 + s1) / 2, 0.05, 0, 50) == pytest.approx(0.0, abs=1e-12)
     assert stats.llr_normal(400, s1, 0.05, 0, 50) > stats.llr_normal(100, s1, 0.05, 0, 50) > 0

@@ -92,12 +92,44 @@ def test_an_empty_table_says_nothing():
 ])
 def test_a_table_of_one_score_is_regularised_as_fishtest_does(counts, elo, error):
     """fishtest's stat_util.get_elo on these pentanomials (zero counts 1e-3, scores kept
-    within [0.001, 0.999]): a width, and no infinite Elo."""
+    within [0.001, 0.999]): a width, and no infinite Elo. So few pairs all alike say less
+    than that: arena's interval (the small-sample rule) is wider still."""
+    n, mean, var = stats._moments(stats.regularise(pentanomial(counts)))
+    half = stats.Z975 * math.sqrt(var / n)
+    fishtest = (stats.elo(mean), (stats.elo(mean + half) - stats.elo(mean - half)) / 2)
+    assert (round(fishtest[0], 1), round(fishtest[1], 1)) == (elo, error)
     e = estimate(pentanomial(counts), quantile="normal")
-    assert round(e.elo, 1) == elo and round(e.elo_error, 1) == error
+    assert round(e.elo, 1) == elo and e.elo_error > 2 * error
     assert e.pairs == sum(counts)
     assert all(math.isfinite(x) for x in (e.elo, e.elo_low, e.elo_high))
-    assert 0 < estimate(pentanomial(counts)).elo_error  # Student's interval: wider still
+    assert estimate(pentanomial(counts)).elo_error > e.elo_error  # Student's: wider still
+
+
+@pytest.mark.parametrize("table, low", [
+    ({0.5: 1}, -1199.8), ({0.5: 2}, -1199.8), ({0.5: 3}, -1199.8),  # 1-3 level deals
+    ({0.0: 1, 1.0: 1}, -1199.8),  # two split pairs
+    ({0.5: 5}, -176.8), ({0.25: 2, 0.75: 3}, None),  # five level or split deals
+    ({0.5: 100}, -6.8), (pentanomial([0, 0, 100, 0, 0]), -6.8),  # a hundred alike
+])
+def test_few_pairs_or_pairs_all_alike_never_look_precise(table, low):
+    """The small-sample rule (stats.pair_variance): a pair's variance never below 2 pseudo
+    pairs of 1/8 among N + 2. Three level deals say nothing (any Elo), five little, a
+    hundred ties +-6.8; a level table is +0 exactly, and wider the fewer its pairs."""
+    e = estimate(table)
+    n = sum(table.values())
+    assert e.variance >= stats.PRIOR_PAIRS * stats.PRIOR_VARIANCE / (n + stats.PRIOR_PAIRS)
+    if low is not None:
+        assert round(e.elo_low, 1) == low and round(e.elo_high, 1) == -low
+        assert e.elo == 0.0 and math.copysign(1, e.elo) == 1 and e.los == 0.5
+    assert e.elo_low < -100 if n <= 5 else e.elo_high - e.elo_low < 20
+    fewer = estimate({s: c / 2 for s, c in table.items()}) if n >= 4 else None
+    assert fewer is None or fewer.elo_error >= e.elo_error
+
+
+def test_the_rule_changes_nothing_where_the_pairs_carry_their_own_spread():
+    for counts in ([398, 4112, 7672, 4336, 430], [1, 2, 3, 4, 5]):
+        n, mean, var = stats._moments(stats.regularise(pentanomial(counts)))
+        assert estimate(pentanomial(counts)).variance == var  # the sample's own
 
 
 def test_a_field_table_is_regularised_so_its_sprt_moves():

@@ -174,6 +174,12 @@ def test_a_changed_file_is_version_2_the_same_content_the_same_version(submissio
                    home=home)
     assert played.returncode == 0, played.stderr
     assert json.loads(played.stdout)["seats"] == ["filebot@1", "filebot@2"]
+    person = arena("play", "vandtia", "human:Ada", "filebot", "--seed", "1", home=home,
+                   input="")  # no answer: abandoned, its seats stored
+    assert person.returncode == 130, person.stderr
+    engine = db.connect(f"sqlite:///{home}/a.db", create=False)
+    people = [r for r, _ in db.list_seasons(engine) if r.name.startswith(db.HUMAN_SEASONS)]
+    assert [json.loads(r.bots) for r in people] == [["human:Ada", "filebot@2"]]  # its version
     season = arena("season", "run", "vandtia", "--bots", "filebot,filebot@1,greedy",
                    "--rounds", "1", "--seed", "1", "--name", "versions", "--workers", "1",
                    home=home)

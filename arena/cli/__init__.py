@@ -217,6 +217,7 @@ def _play_human(registry, game, variant, names, seed, as_json, limits, secret) -
     for name in names:
         if is_human(name):
             check_human(name)
+    names = [name if is_human(name) else registry.canonical(name) for name in names]
     entries = {name: registry.bot(name, game.name) for name in names if not is_human(name)}
     engine = db.connect(registry.db_url)
     defn = humans.create(engine, registry, game.name, variant, names, seed, secret)

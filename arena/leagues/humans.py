@@ -38,6 +38,9 @@ def create(engine, registry: Registry, game: str, variant: str, seats: list[str]
     games, named ``...Np/challenge-N`` by ``label``)."""
     g = registry.game(game)
     variant = g.check(variant, len(seats))
+    # a submitted bot by its exact version (mybot@2), as seasons store it: never a bare
+    # name beside its versions in the people's league
+    seats = [name if is_human(name) else registry.canonical(name) for name in seats]
     bots = [db.BotRow(name=name, game=game, **PERSON) if is_human(name)
             else bot_row(registry, name, game) for name in dict.fromkeys(seats)]
     prefix = f"{db.HUMAN_SEASONS}{game}/{variant}/{len(seats)}p/{label}"

@@ -26,6 +26,17 @@ Sources:
   scored alike still has a width, no Elo is infinite (ten double wins: +1199.8 +- 188.9
   with the normal quantile, fishtest's figure; seven split pairs: 0 +- 4.9), and the SPRT
   of a candidate that never did worse than the baseline moves (its LLR is not 0).
+* **Few pairs, or pairs all alike** - the one rule for every interval, LOS and normal SPRT
+  arena shows (:func:`pair_variance`): a pair's variance is taken as at least what
+  ``PRIOR_PAIRS`` = 2 pseudo pairs of ``PRIOR_VARIANCE`` = 1/8 (the spread of a pair of two
+  independent even games) give among ``N + 2`` pairs, ``v >= 2 (1/8) / (N + 2)``. Where
+  the pairs carry their own spread (any table with a few hundred varied pairs, every
+  published reference above) this changes nothing; where they do not - three level deals,
+  five split pairs, a hundred pairs of two copies of one bot all exactly 1/2 - it keeps
+  the interval as wide as so few pairs can honestly say (three level deals: every Elo;
+  a hundred: +-6.8) instead of collapsing to a point, and lets the normal SPRT decide
+  (H0 for a positive ``elo1``) when every pair ties, as the GSPRT does. A mean is rounded
+  to 12 places, so a symmetric table is exactly level (``+0``, never ``-0``).
 * LOS (likelihood of superiority): ``Phi((m - 1/2) / sqrt(v / N))``, regularised.
 * SPRT: the generalised sequential probability ratio test of fishtest
   (``server/fishtest/stats/LLRcalc.py``, ``LLR_logistic``; M. Van den Bergh,
@@ -162,23 +173,37 @@ class Estimate:
         return (self.elo_high - self.elo_low) / 2.0
 
 
+#: the small-sample rule (module docstring): pseudo pairs, and the variance of each
+PRIOR_PAIRS = 2
+PRIOR_VARIANCE = 1 / 8
+
+
+def pair_variance(pairs: float, variance: float) -> float:
+    """The variance of one pair's score that intervals, LOS and the normal SPRT use: the
+    sample's, but never below ``PRIOR_PAIRS * PRIOR_VARIANCE / (pairs + PRIOR_PAIRS)``
+    (module docstring: few pairs, or pairs all alike, never look precise)."""
+    return max(variance, PRIOR_PAIRS * PRIOR_VARIANCE / (pairs + PRIOR_PAIRS))
+
+
 def _moments(table: dict[float, float]) -> tuple[float, float, float]:
     n = float(sum(table.values()))
     if n <= 0:
         return 0.0, 0.5, 0.0
-    mean = sum(s * c for s, c in table.items()) / n
+    mean = round(sum(s * c for s, c in table.items()) / n, 12)
     var = sum(c * (s - mean) ** 2 for s, c in table.items()) / n
     return n, mean, var
 
 
 def estimate(table: dict[float, float], quantile: str = "t") -> Estimate:
     """Score, Elo with its 95 % interval and LOS of a table ``{pair score: count}``,
-    regularised; the interval Student's (``quantile="t"``, df = pairs - 1) or the normal
-    one (``"normal"``, fishtest's). ``pairs`` counts the pairs played."""
+    regularised, its variance never below the small-sample rule's (:func:`pair_variance`);
+    the interval Student's (``quantile="t"``, df = pairs - 1) or the normal one
+    (``"normal"``, fishtest's). ``pairs`` counts the pairs played."""
     played = float(sum(table.values()))
     if played <= 0:
         return Estimate(0, 0.5, 0.0, 0.0, -elo(1.0), elo(1.0), 0.5)
     n, mean, var = _moments(regularise(table))
+    var = pair_variance(played, var)
     q = Z975 if quantile == "normal" or played < 2 else t_quantile(0.975, played - 1)
     error = q * math.sqrt(var / n)
     los = phi((mean - 0.5) / math.sqrt(var / n))
@@ -242,11 +267,12 @@ def llr_normal(pairs: float, mean: float, variance: float, elo0: float, elo1: fl
     the sample's variance (fishtest's before the GSPRT; the two agree as pairs grow). 0 while
     it cannot tell: before ``NORMAL_MIN_PAIRS`` pairs, whose variance is too uncertain (from
     the second pair on, 16 % of simulated SPRTs under H0 accepted H1, against alpha's 5 %:
-    tests/test_luck.py), or with no variance."""
-    if pairs < NORMAL_MIN_PAIRS or variance <= 0:
+    tests/test_luck.py). The variance is the small-sample rule's (:func:`pair_variance`):
+    pairs that all tie still say something, and the test ends."""
+    if pairs < NORMAL_MIN_PAIRS:
         return 0.0
     s0, s1 = expected_score(elo0), expected_score(elo1)
-    return pairs * (s1 - s0) * (2 * mean - s0 - s1) / (2 * variance)
+    return pairs * (s1 - s0) * (2 * mean - s0 - s1) / (2 * pair_variance(pairs, variance))
 
 
 @dataclass(frozen=True)

@@ -123,19 +123,22 @@ def pairwise_table(estimates: dict[tuple[str, str], stats.Estimate],
     if not estimates:
         return None
     t = grid("pair", "deals", "score", "Elo (95 %)", "LOS",
-             title="pairs (first vs second, on the same deals"
-             + ("; luck-adjusted)" if adjusted else ")"), wrap=("pair",),
-             right=("deals", "score", "Elo (95 %)", "LOS"))
+             title="pairs of bots at one table (first vs second, by place, over the deals "
+             "where both sat at the same table" + ("; luck-adjusted)" if adjusted else ")"),
+             wrap=("pair",), right=("deals", "score", "Elo (95 %)", "LOS"))
     for (a, b), e in estimates.items():
         t.add_row(f"{a} vs {b}", f"{e.pairs:.0f}",
-                  f"{100 * e.score:.1f} ± {100 * stats.Z975 * (e.variance / e.pairs) ** .5:.1f}",
+                  f"{100 * e.score:.1f} ± {100 * stats.Z975 * (e.variance / e.pairs) ** .5:.1f}"
+                  if e.pairs else "-",
                   _elo_text(e), f"{100 * e.los:.1f} %")
     return t
 
 
 def _elo_text(e: stats.Estimate) -> str:
     """The Elo difference and its interval, which is not symmetric far from a score of ½."""
-    return f"{e.elo:+.0f} [{e.elo_low:+.0f}, {e.elo_high:+.0f}]"
+    from .verdict import signed
+
+    return f"{signed(e.elo, 0)} [{signed(e.elo_low, 0)}, {signed(e.elo_high, 0)}]"
 
 
 def wins_draws_losses(results, bots: list[str]) -> dict[tuple[str, str], list[int]]:

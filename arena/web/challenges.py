@@ -210,6 +210,7 @@ def create(engine, registry: Registry, game: str, variant: str | None, seat: int
         raise ArenaError(f"a challenge has 1-{MAX_DEALS} deals, not {deals}")
     if is_human(bot) or any(is_human(o) for o in opponents):
         raise ArenaError("a challenge has one person: the bot and the opponents are bots")
+    bot, opponents = registry.canonical(bot), [registry.canonical(o) for o in opponents]
     seats = opponents[:seat] + [bot] + opponents[seat:]
     g = registry.game(game)
     variant = g.check(variant, len(seats))
