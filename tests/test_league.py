@@ -639,6 +639,7 @@ def test_a_season_made_before_secrets_stays_readable_and_is_not_resumed(tmp_path
         conn.execute("ALTER TABLE seat_results DROP COLUMN move_mean_s")
         conn.execute("ALTER TABLE seat_results DROP COLUMN move_max_s")
         conn.execute("ALTER TABLE seat_results DROP COLUMN luck")
+        conn.execute("ALTER TABLE seasons DROP COLUMN rated")
         conn.execute("UPDATE arena_schema SET version = 2")
     engine = db.connect(f"sqlite:///{path}")
     assert db.get_season(engine, "spring").secret is None
