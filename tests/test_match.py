@@ -343,3 +343,31 @@ def test_ab_matches_rate_no_league_unless_asked(tmp_path):
                  db_path=path)
     assert rated.returncode == 0, rated.stderr
     assert games() == {"greedy": 10, "random": 10}
+
+
+def test_one_two_three_and_tied_pairs_give_honest_intervals_in_the_cli_and_the_page(
+        tmp_path):
+    """A match of 1, 2 and 3 pairs says little, and says so; two bots that play alike (the
+    random bot and a copy with the same stream: every pair exactly ½) are level, +0.0
+    never -0.0, with an interval as wide as three pairs allow - in the JSON, the summary
+    and the report's page."""
+    path = tmp_path / "m.db"
+    for games in (2, 4, 6):
+        out = result(arena("greedy", "random", "--games", str(games), "--seed", str(games),
+                           "--format", "json", db_path=path))
+        assert out["pairs"] == games // 2
+        assert out["elo_high"] - out["elo_low"] > 300, out
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "random2.py").write_text(SECOND_RANDOM)
+    tied = _cli("match", "random", "random-2", "--games", "6", "--seed", "2", db_path=path,
+                bots_dir=tmp_path / "bots")
+    assert tied.returncode == 0, tied.stderr
+    assert "Pairs [LL, LD, DD+WL, WD, WW]: [0, 0, 3, 0, 0]" in tied.stdout
+    elo = next(line for line in tied.stdout.splitlines() if line.startswith("Elo"))
+    assert elo.startswith("Elo +0.0") and "-0.0" not in tied.stdout, tied.stdout
+    assert "[-1199.8, +1199.8]" in elo, elo
+    report = _cli("report", "-o", str(tmp_path / "out"), db_path=path,
+                  bots_dir=tmp_path / "bots")
+    assert report.returncode == 0, report.stderr
+    page = (tmp_path / "out" / "season-4.html").read_text()
+    assert elo in page and "-0" not in page.split('id="verdict"')[1].split("</div>")[0]
