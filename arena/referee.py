@@ -214,8 +214,22 @@ def _log_of(error: BaseException) -> str:
 
 
 def replay(game, variant: str, players: int, seed: int, actions: list, record: bool = False):
-    """The state reached by ``actions`` from ``seed``; IllegalAction if one does not fit."""
+    """The state reached by ``actions`` from ``seed``; IllegalAction if one does not fit.
+    Recorded, each event carries its ``step``: the number of the action that made it (the
+    N-th action of the match is step N, everywhere arena numbers one - ``review``, the
+    viewer's ``#step=N``, the JSON exports; 0: the deal)."""
     state = game.new_state(variant, players, seed, record=record)
-    for action in actions:
+    stamped = 0
+    for step, action in enumerate(actions):
+        if record:
+            stamped = _stamp(state.events, stamped, step)
         state.apply(action)
+    if record:
+        _stamp(state.events, stamped, len(actions))
     return state
+
+
+def _stamp(events: list, start: int, step: int) -> int:
+    for event in events[start:]:
+        event["step"] = step
+    return len(events)

@@ -57,8 +57,8 @@ def register_bots(register):
 """
 
 
-def cli(*args, db_path, bots_dir=None, check=True):
-    env = {**os.environ, "ARENA_DB": f"sqlite:///{db_path}"}
+def cli(*args, db_path, bots_dir=None, check=True, env=None):
+    env = {**os.environ, "ARENA_DB": f"sqlite:///{db_path}", **(env or {})}
     extra = ("--bots-dir", str(bots_dir)) if bots_dir else ()
     done = subprocess.run([sys.executable, "-m", "arena", *extra, *args], env=env,
                           capture_output=True, text=True, timeout=900)
@@ -213,6 +213,18 @@ def test_a_season_sample_sums_up_a_bots_decisions_with_intervals(season):
     again = json.loads(cli("review", "--season", "s", "--bot", "random", "--sample", "3",
                            "--reviewer", FAST, "--format", "json", db_path=season).stdout)
     assert again == out
+    # its worst decisions, each with its match and step: the same as the match's review
+    worst = out["worst"]
+    assert worst and [w["loss"] for w in worst] == sorted((w["loss"] for w in worst),
+                                                           reverse=True)
+    w = worst[0]
+    one = json.loads(cli("review", str(w["match"]), "--seat", str(w["seat"]), "--reviewer",
+                         FAST, "--format", "json", db_path=season).stdout)
+    assert {k: v for k, v in next(d for d in one["decisions"] if d["step"] == w["step"]).items()
+            if k in w} == {k: v for k, v in w.items() if k != "match"}
+    text = cli("review", "--season", "s", "--bot", "random", "--sample", "3", "--reviewer",
+               FAST, db_path=season, env={"COLUMNS": "200"}).stdout
+    assert "the worst decisions (each opens at match-ID.html#step=N)" in text
 
 
 @pytest.mark.parametrize("args, says", [
@@ -308,13 +320,60 @@ def test_the_replay_page_marks_the_reviewed_steps_in_a_browser(season, tmp_path)
                                next(b for b in bars if b.get_attribute("data-step")
                                     == str(d["step"])))
         line = browser.find_element(By.ID, "review-line").text
-        assert browser.find_element(By.ID, "jump").get_attribute("value") == str(d["step"] + 1)
+        assert browser.find_element(By.ID, "jump").get_attribute("value") == str(d["step"])
         assert f"took {d['taken']}" in line and d["best"] in line and d["class"] in line
         Select(browser.find_element(By.ID, "view")).select_by_index(d["seat"])
         mine = browser.find_elements(By.CSS_SELECTOR, "#review-chart .rv-bar")
         assert len(mine) == sum(x["seat"] == d["seat"] for x in data["decisions"])
         Select(browser.find_element(By.ID, "view")).select_by_index(1 - d["seat"])
         assert "no decision of this view" in browser.find_element(By.ID, "review-line").text
+        assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    finally:
+        browser.quit()
+        server.stop()
+
+
+def test_a_step_the_review_names_is_one_step_in_the_replay_and_opens_by_address(season,
+                                                                                 tmp_path):
+    """One number for one decision: the step ``arena review`` prints is the step of that
+    action in ``replay --json`` and in the replay transcript, and the viewer opened at
+    ``match-2.html#step=N`` (or ``?step=N``), in a real browser, shows that decision - and
+    keeps the address on the step as it moves."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    data = json.loads(cli("review", "2", "--reviewer", FAST, "--format", "json",
+                          db_path=season).stdout)
+    d = next(x for x in data["decisions"] if x["class"] not in ("best", "good"))
+    table = cli("review", "2", "--reviewer", FAST, db_path=season,
+                env={"COLUMNS": "200"}).stdout
+    cells = [[c.strip() for c in line.split("│") if c.strip()] for line in table.splitlines()]
+    assert [str(d["step"]), str(d["seat"])] in [row[:2] and [row[0], row[1].split()[0]]
+                                               for row in cells if len(row) > 2], table
+    assert "match-2.html#step=N" in table
+    record = json.loads(cli("replay", "2", "--json", db_path=season).stdout)
+    action = record["actions"][d["step"] - 1]
+    assert action == {"step": d["step"], "seat": d["seat"], "action": d["taken"]}
+    transcript = cli("replay", "2", db_path=season, env={"COLUMNS": "200"}).stdout
+    assert "step" in transcript and any(
+        line.split()[:2] == [str(d["step"]), str(d["seat"])]
+        for line in transcript.splitlines() if line.strip()), transcript
+    server = Server(season)
+    browser = chromium()
+    try:
+        until = WebDriverWait(browser, 60).until
+        for address in (f"match-2.html#step={d['step']}", f"match-2.html?step={d['step']}"):
+            browser.get(server.url + address)
+            until(lambda b: b.find_elements(By.CSS_SELECTOR, "#review-chart .rv-bar"))
+            assert browser.find_element(By.ID, "jump").get_attribute("value") == str(d["step"])
+            assert browser.find_element(By.ID, "log").text.startswith(f"step {d['step']} · ")
+            line = browser.find_element(By.ID, "review-line").text
+            assert f"seat {d['seat']} took {d['taken']}" in line and d["class"] in line
+        browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+        until(lambda b: b.current_url.endswith(f"#step={d['step'] + 1}"))
+        browser.find_element(By.TAG_NAME, "body").send_keys(Keys.HOME)
+        until(lambda b: b.current_url.endswith("#step=0"))
         assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     finally:
         browser.quit()

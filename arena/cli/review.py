@@ -107,6 +107,8 @@ def _print_match(review, show_all: bool) -> None:
                       f"{_loss(d['loss'])} ± {d['se']:.3f}", d["class"])
     if shown:
         print_renderable(table)
+        click.echo(f"A step opens in the replay viewer at match-{review.match}.html#step=N "
+                   "('arena report' writes the page, 'arena serve' serves it).")
     elif review.decisions:
         click.echo(f"{title}: no decision lost value")
     summary = Table("seat / phase", "decisions", "mean loss", "accuracy", "inacc.", "mist.",
@@ -132,6 +134,14 @@ def _print_season(figures: dict) -> None:
     for phase, f in figures["phases"].items():
         table.add_row(*_figures_row(f"  {phase}", f))
     print_renderable(table)
+    if figures["worst"]:
+        worst = Table("match", "step", "seat", "phase", "taken", "best", "loss", "class",
+                      title="the worst decisions (each opens at match-ID.html#step=N)")
+        for d in figures["worst"]:
+            worst.add_row(str(d["match"]), str(d["step"]), str(d["seat"]), d["phase"],
+                          _action(d["taken"]), _action(d["best"]),
+                          f"{_loss(d['loss'])} ± {d['se']:.3f}", d["class"])
+        print_renderable(worst)
 
 
 def _action(action) -> str:

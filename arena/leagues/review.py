@@ -90,7 +90,10 @@ def phase(game: str, observation: dict, action) -> str:
 
 @dataclass
 class Decision:
-    step: int  # the action's index in the match's replay
+    #: the action's index in the match's replay (0-based: the key a review is stored by);
+    #: shown everywhere as step ``step + 1`` - the N-th action is step N, the viewer's
+    #: ``#step=N``, where its frame shows it (``judged`` dicts carry the shown number)
+    step: int
     seat: int
     phase: str
     observation: dict
@@ -288,7 +291,7 @@ def review_match(engine, registry, match_id: int, seats: set[int] | None = None,
     finally:  # what was valued is kept, however the review ends
         flush()
     review = Review(match_id, game.name, season_row.variant, name, names)
-    review.decisions = [judged(game.name, {"step": d.step, "seat": d.seat, **stored[
+    review.decisions = [judged(game.name, {"step": d.step + 1, "seat": d.seat, **stored[
         (d.seat, d.step)]}) for d in found]
     return review
 
@@ -318,7 +321,7 @@ def _value_all(entry, name: str, game: str, variant: str, players: int, seed: in
                            "seed": keyed_seed(str(seed), "review", d.seat, d.step)})
                 answers.put((d, bot.values(d.observation, d.legal)))
         except BotFault as fault:
-            answers.put((d, ArenaError(f"reviewer {name} failed at step {d.step}: "
+            answers.put((d, ArenaError(f"reviewer {name} failed at step {d.step + 1}: "
                                        f"{fault.reason}")))
         except BaseException as e:  # noqa: BLE001 - told to the storing thread
             answers.put((d, e))
@@ -371,7 +374,7 @@ def stored_review(engine, game: str, match_id: int) -> dict | None:
     if not stored:
         return None
     reviewer = min(stored, key=lambda r: (-len(stored[r]), r))
-    decided = [judged(game, {"step": step, "seat": seat, **data})
+    decided = [judged(game, {"step": step + 1, "seat": seat, **data})
                for seat, step, data in stored[reviewer]]
     return {"reviewer": reviewer,
             "thresholds": dict(zip(CLASSES[2:], thresholds(game), strict=True)),
@@ -421,4 +424,15 @@ def season_figures(reviewed: list[Review]) -> dict:
     out["interval"] = spread(None)
     for phase, figures in out["phases"].items():
         figures["interval"] = spread(phase)
+    # the worst decisions, each with its match and step (a link: match-ID.html#step=N)
+    marked = [(r.match, d) for r in reviewed for d in r.decisions
+              if d["class"] not in ("best", "good")]
+    marked.sort(key=lambda md: (-md[1]["loss"], md[0], md[1]["step"]))
+    out["worst"] = [{"match": m, "step": d["step"], "seat": d["seat"], "phase": d["phase"],
+                     "taken": d["taken"], "best": d["best"], "loss": d["loss"], "se": d["se"],
+                     "class": d["class"]} for m, d in marked[:WORST]]
     return out
+
+
+#: the worst decisions ``review --season`` lists
+WORST = 10

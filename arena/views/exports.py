@@ -30,7 +30,8 @@ def dumps(value) -> str:
 
 
 def seated_actions(game, variant: str, players: int, deal_seed: int, actions: list) -> list:
-    """``[{"seat": s, "action": a}, ...]``: who made each action, found by replaying them."""
+    """``[{"step": n, "seat": s, "action": a}, ...]``: who made each action (the N-th is
+    step N, as review and the viewer number it), found by replaying them."""
     return _replay_seated(game, variant, players, deal_seed, actions)[0]
 
 
@@ -38,8 +39,8 @@ def _replay_seated(game, variant: str, players: int, deal_seed: int, actions: li
     """The seated actions and the state they reach (IllegalAction if one does not fit)."""
     state = game.new_state(variant, players, deal_seed)
     out = []
-    for action in actions:
-        out.append({"seat": state.to_move, "action": action})
+    for step, action in enumerate(actions, 1):
+        out.append({"step": step, "seat": state.to_move, "action": action})
         state.apply(action)
     return out, state
 

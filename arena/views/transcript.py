@@ -68,29 +68,42 @@ def render_events(game: str, events: list, names: list[str], omniscient: bool = 
 
 def _vandtia(events: list, names: list[str], omniscient: bool, viewer: int | None) -> list:
     parts: list = []
-    moves = _rows()
+    moves = _rows(_label(events))
     for ev in events:
         if ev["stage"] == "deal":
             parts.append(_deal_table(ev, names, omniscient, viewer))
             continue
         if ev["stage"] == "swap":
-            moves.add_row("", f"{ev['seat']} {names[ev['seat']]}", "set-up",
+            moves.add_row(_number(ev), f"{ev['seat']} {names[ev['seat']]}", "set-up",
                           "face-up " + cards_text(ev["faceup"]), "")
             continue
         action = ev["action"]
         shown = cards_text(ev["cards"]) if "cards" in ev and not action.startswith(
             ("draw", "flip")) else action.split()[0]
-        moves.add_row(str(ev["move"]), f"{ev['seat']} {names[ev['seat']]}", ev["stage"],
+        moves.add_row(_number(ev), f"{ev['seat']} {names[ev['seat']]}", ev["stage"],
                       shown, _effects(ev, omniscient or ev["seat"] == viewer))
     if moves.row_count or not parts:  # not an empty table under the deal
         parts.append(moves)
     return parts
 
 
-def _rows() -> Table:
+def _number(ev: dict) -> str:
+    """The first column of a row: the step of the action (a replay's events carry it: the
+    N-th action of the match is step N, as review and the viewer number it), else - a
+    match being played - the game's own move count."""
+    if "step" in ev:
+        return str(ev["step"])
+    return "" if ev.get("move") is None else str(ev["move"])
+
+
+def _label(events: list) -> str:
+    return "step" if any("step" in ev for ev in events) else "move"
+
+
+def _rows(label: str = "move") -> Table:
     rows = Table(box=None, pad_edge=False, show_edge=False)
-    for col in ("move", "seat", "stage", "cards", "what happens"):
-        rows.add_column(col, justify="right" if col == "move" else "left")
+    for col in (label, "seat", "stage", "cards", "what happens"):
+        rows.add_column(col, justify="right" if col == label else "left")
     return rows
 
 
@@ -136,12 +149,12 @@ def _tractor(events: list, names: list[str], omniscient: bool, viewer: int | Non
                               else f"{len(ev['hands'][p])} hidden")
             hands.add_row("kitty", cards_text(ev["kitty"]) if omniscient else "8 hidden")
             parts.append(hands)
-            rows = _rows()
+            rows = _rows(_label(events))
             continue
         if rows is None:  # events from the middle of a deal
-            rows = _rows()
+            rows = _rows(_label(events))
         if stage == "bid":
-            rows.add_row(str(ev["move"]), who, "bid", cards_text(ev.get("cards", [])),
+            rows.add_row(_number(ev), who, "bid", cards_text(ev.get("cards", [])),
                          "declares" if ev["action"] == "declare" else "passes")
         elif stage == "trump":
             sees = omniscient or viewer == ev["dealer"] or ev["kitty_public"]
@@ -152,7 +165,7 @@ def _tractor(events: list, names: list[str], omniscient: bool, viewer: int | Non
                          what + f"seat {ev['dealer']} deals, level rank {ev['level_rank']}")
         elif stage == "bury":
             sees = omniscient or viewer == seat
-            rows.add_row(str(ev["move"]), who, "bury",
+            rows.add_row(_number(ev), who, "bury",
                          cards_text(ev["cards"]) if sees else "8 cards", "")
         elif stage == "play":
             what = ""
@@ -161,7 +174,7 @@ def _tractor(events: list, names: list[str], omniscient: bool, viewer: int | Non
                 what = f"seat {w} ({names[w]}) wins the trick, {ev['points']} points"
                 if ev.get("kitty_bonus"):
                     what += f"; last trick: kitty {ev['kitty_bonus']} points to the attackers"
-            rows.add_row(str(ev["move"]), who, "play", cards_text(ev["cards"]), what)
+            rows.add_row(_number(ev), who, "play", cards_text(ev["cards"]), what)
         elif stage == "score":
             up = (f"{teams[ev['team']]} +{ev['up']}" if ev["up"]
                   else f"{teams[ev['team']]} takes control")
@@ -179,8 +192,9 @@ def _cherki(events: list, names: list[str], omniscient: bool, viewer: int | None
     that seat (and with ``omniscient``)."""
     parts: list = []
     rows = Table(box=None, pad_edge=False, show_edge=False)
-    for col in ("move", "seat", "does", "card", "what happens"):
-        rows.add_column(col, justify="right" if col == "move" else "left")
+    label = _label(events)
+    for col in (label, "seat", "does", "card", "what happens"):
+        rows.add_column(col, justify="right" if col == label else "left")
     for ev in events:
         stage, seat = ev["stage"], ev.get("seat")
         who = f"{seat} {names[seat]}" if seat is not None else ""
@@ -195,16 +209,16 @@ def _cherki(events: list, names: list[str], omniscient: bool, viewer: int | None
             parts.append(hands)
         elif stage == "call":  # the pair is the caller's secret
             sees = omniscient or viewer == seat
-            rows.add_row(str(ev["move"]), who, "calls", "",
+            rows.add_row(_number(ev), who, "calls", "",
                          f"Cherki, waiting for a {ev['pair']}" if sees else "Cherki")
         elif stage in ("draw", "take"):
             sees = stage == "take" or omniscient or viewer == seat
-            rows.add_row(str(ev["move"]), who, stage + "s", ev["card"] if sees else "?", "")
+            rows.add_row(_number(ev), who, stage + "s", ev["card"] if sees else "?", "")
         elif stage == "discard":
             call = "" if "call" not in ev else (
                 f"calls Cherki, waiting for a {ev['call']}" if omniscient or viewer == seat
                 else "calls Cherki")
-            rows.add_row(str(ev["move"]), who, "discards", ev["card"], call)
+            rows.add_row(_number(ev), who, "discards", ev["card"], call)
         elif stage == "end":
             what = {"win": f"wins with {' '.join(ev.get('hand', []))}",
                     "stock": "the stock is out: a drawn deal",

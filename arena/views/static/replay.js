@@ -36,7 +36,9 @@ window.arenaViewer = function (data) {
     var seat = viewSeats[view];
     var everyone = seat === undefined || seat >= seats;
     var log = (everyone || seat === f.actor) && f.full ? f.full : f.log;
-    document.getElementById("log").textContent = "move " + f.move + " · " + log;
+    // step N: the N-th action of the match (step 0, the deal), as arena review and the
+    // JSON exports number it; the page's address says the step (#step=N) for a link
+    document.getElementById("log").textContent = "step " + at + " · " + log;
     var dl = document.getElementById("facts");
     dl.replaceChildren();
     facts[at].forEach(function (kv) {
@@ -75,9 +77,10 @@ window.arenaViewer = function (data) {
   }
 
   // A stored review (arena review): the line under the log says what the reviewer made of
-  // the decision this frame shows (frame k shows action k - 1), and the chart draws every
-  // decision's expected loss over the match, a bar per decision, coloured by its class; a
-  // bar is a link to its step. A seat's view shows that seat's decisions only.
+  // the decision this frame shows (step N's frame shows the N-th action, decision step N),
+  // and the chart draws every decision's expected loss over the match, a bar per decision,
+  // coloured by its class; a bar is a link to its step. A seat's view shows that seat's
+  // decisions only.
   var review = data.review, byStep = {};
   if (review) {
     review.decisions.forEach(function (d) { byStep[d.step] = d; });
@@ -94,7 +97,7 @@ window.arenaViewer = function (data) {
 
   function drawReview(seat) {
     var shown = review.decisions.filter(function (d) { return seat === null || d.seat === seat; });
-    var d = byStep[at - 1], line = document.getElementById("review-line");
+    var d = byStep[at], line = document.getElementById("review-line");
     if (d && (seat === null || d.seat === seat)) {
       line.className = "review-line rv-" + d["class"];
       line.textContent = "review: seat " + d.seat + " took " + d.taken + " — " +
@@ -121,20 +124,35 @@ window.arenaViewer = function (data) {
     add("rect", {x: at - 0.5, y: 0, width: 1, height: 100}, "rv-now");
     shown.forEach(function (x) {
       var h = Math.max(2, 100 * x.loss / top);
-      var bar = add("rect", {x: x.step + 0.6, y: 100 - h, width: 0.8, height: h},
+      var bar = add("rect", {x: x.step - 0.4, y: 100 - h, width: 0.8, height: h},
                     "rv-bar rv-" + x["class"]);
       bar.dataset.step = x.step;
       var t = document.createElementNS("http://www.w3.org/2000/svg", "title");
       t.textContent = "step " + x.step + ", seat " + x.seat + ": " + x.taken + " (" +
         x["class"] + ", loss " + x.loss.toFixed(3) + ")";
       bar.appendChild(t);
-      bar.onclick = function () { go(x.step + 1); };
+      bar.onclick = function () { go(x.step); };
     });
+  }
+
+  // a replay page (not a live table) keeps its address on the step shown: a link to
+  // match-ID.html#step=N (or ?step=N) opens there
+  var linked = data.start !== "last";
+
+  function asked() {
+    var found = /(?:^|[#?&])step=(\d+)/.exec(location.hash) ||
+      /(?:^|[?&])step=(\d+)/.exec(location.search);
+    return found ? Number(found[1]) : null;
   }
 
   function go(i) {
     at = Math.max(0, Math.min(frames.length - 1, i));
     draw();
+    if (linked && asked() !== at) {
+      try {
+        history.replaceState(null, "", "#step=" + at);
+      } catch (e) { /* an address this page may not set: the step is still shown */ }
+    }
   }
 
   document.getElementById("first").onclick = function () { go(0); };
@@ -155,7 +173,13 @@ window.arenaViewer = function (data) {
       go(keys[e.key]);
     }
   });
-  go(data.start === "last" ? frames.length - 1 : 0);
+  if (linked) {
+    window.addEventListener("hashchange", function () {
+      var step = asked();
+      if (step !== null && step !== at) go(step);
+    });
+  }
+  go(data.start === "last" ? frames.length - 1 : (linked && asked()) || 0);
   return {
     // frames that came after the last one; the view follows them if it was at the end
     append: function (more) {
