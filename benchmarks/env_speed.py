@@ -1,6 +1,9 @@
-"""How fast the training environments step (``arena.envs``), against the in-process
-referee's moves per CPU second on the same game: random episodes of the PettingZoo AEC
-environment and of the Gymnasium one-seat environment against ``random``. The agent chooses
+"""How fast the training environments play (``arena.envs``), against the in-process
+referee on the same game: random episodes of the PettingZoo AEC environment and of the
+Gymnasium one-seat environment against ``random``, as deals per CPU second over the
+referee's deals per CPU second - like with like: an environment's step is not a referee's
+move in Tractor, where a follow of several cards is chosen a card a step and the referee
+plays it as one move (steps per second are printed beside, for what they say). The agent chooses
 as the referee's in-process random policy does (``arena.bench._Random``: ``random.Random``,
 uniformly among the legal actions), among the legal actions' indices its ``info`` gives
 (``legal_indices``); with ``--mask``, among its mask's ones (``mask.nonzero()``, which
@@ -28,8 +31,9 @@ from arena.envs.single import SeatEnv
 from arena.plugins import Registry
 
 
-def aec_steps(e, episodes: int, mask: bool = False) -> float:
-    """Steps per CPU second of random episodes of AEC environment ``e``."""
+def aec_steps(e, episodes: int, mask: bool = False) -> tuple[float, float]:
+    """Steps and episodes (deals) per CPU second of random episodes of AEC environment
+    ``e``."""
     rng = random.Random(0)
     steps, start = 0, time.process_time()
     for episode in range(episodes):
@@ -42,7 +46,8 @@ def aec_steps(e, episodes: int, mask: bool = False) -> float:
             legal = observation["action_mask"].nonzero()[0] if mask else info["legal_indices"]
             e.step(legal[rng.randrange(len(legal))])
             steps += 1
-    return steps / (time.process_time() - start)
+    cpu = time.process_time() - start
+    return steps / cpu, episodes / cpu
 
 
 def main() -> None:
@@ -76,33 +81,38 @@ def main() -> None:
             mask[:n] = 1
             return vector, mask, list(range(n))
 
-    rows = []  # one per repeat: the referee's moves/s, then each environment's over it
+    rows = []  # one per repeat: the referee's deals/s and moves/s, then each environment's
     for _ in range(args.repeat):  # each measured right beside the referee, on a noisy machine
         r = referee_games(game, e.variant, players, args.episodes)
-        referee = r["games_per_s"] * r["moves_per_game"]
+        deals = r["games_per_s"]
         e._read = e.encoding.state_observation
-        row = [referee, aec_steps(e, args.episodes, args.mask) / referee,
-               seat_moves(single, args.episodes, args.mask) / referee]
+        aec, seat = aec_steps(e, args.episodes, args.mask), seat_moves(single, args.episodes,
+                                                                       args.mask)
+        row = [deals, r["games_per_s"] * r["moves_per_game"], aec[1] / deals, seat[1] / deals,
+               aec[0], seat[0]]
         if free is not None:
             e._read = free
-            row.append(aec_steps(e, args.episodes, args.mask) / referee)
+            row.append(aec_steps(e, args.episodes, args.mask)[1] / deals)
         rows.append(row)
+
+    def middle(i: int) -> float:
+        return sorted(row[i] for row in rows)[len(rows) // 2]
 
     def median(i: int) -> str:
         values = sorted(row[i] for row in rows)
-        return (f"{values[len(values) // 2]:.2f} x the referee "
+        return (f"{values[len(values) // 2]:.2f} x the referee's deals/s "
                 f"({values[0]:.2f}-{values[-1]:.2f} over {len(values)})")
 
-    print(f"{args.game} {e.variant}/{players}: in-process referee "
-          f"{sorted(row[0] for row in rows)[len(rows) // 2]:,.0f} moves/s; AEC {median(1)}; "
-          f"Gymnasium against random {median(2)}")
+    print(f"{args.game} {e.variant}/{players}: in-process referee {middle(0):,.1f} deals/s "
+          f"({middle(1):,.0f} moves/s); AEC {median(2)}, {middle(4):,.0f} steps/s; "
+          f"Gymnasium against random {median(3)}, {middle(5):,.0f} moves/s")
     if free is not None:
-        print(f"AEC with the encoding made free: {median(3)}")
+        print(f"AEC with the encoding made free: {median(6)}")
 
 
-def seat_moves(single, episodes: int, mask: bool = False) -> float:
-    """Moves per CPU second (every seat's) of random episodes of the Gymnasium one-seat
-    environment ``single``."""
+def seat_moves(single, episodes: int, mask: bool = False) -> tuple[float, float]:
+    """Moves (every seat's) and episodes (deals) per CPU second of random episodes of the
+    Gymnasium one-seat environment ``single``."""
     rng = random.Random(0)
     moves, start = 0, time.process_time()
     for episode in range(episodes):
@@ -112,7 +122,8 @@ def seat_moves(single, episodes: int, mask: bool = False) -> float:
             legal = observation["action_mask"].nonzero()[0] if mask else info["legal_indices"]
             observation, _, done, _, info = single.step(legal[rng.randrange(len(legal))])
         moves += len(single.actions)
-    return moves / (time.process_time() - start)
+    cpu = time.process_time() - start
+    return moves / cpu, episodes / cpu
 
 if __name__ == "__main__":
     main()

@@ -46,11 +46,26 @@ def test_to_move_skips_the_set_up_swap():
      "known: 4C is not in its hand"),
     (deal(pile=["3S", "10S"]), "a 10 in the pile"),
     (deal(pile=["7S", "7C", "7D", "7H"]), "four of one rank on top"),
+    (deal(pile=["8C", "8D", "8H", "8S", "9C"]), "four of one rank in a row in the pile"),
+    (deal(burned=["4S", "4H", "5S"]), "burned: no burns leave these cards"),  # no burn at all
+    (deal(burned=["10C", "6C"]), "burned: no burns leave"),  # a 6 left after the last burn
+    (deal(burned=["8C", "8D", "8H", "8S", "9C"]), "burned: no burns leave"),  # a 9 after
     ({"players": [{"hand": ["3C"]}] * 3}, "played by 2 players, not 3"),
 ])
 def test_bad_deals_are_one_line_errors(bad, message):
     with pytest.raises(GameError, match=message):
         GAME.from_deal("cardems", bad)
+
+
+@pytest.mark.parametrize("burned", [
+    ["10C"], ["10C", "10D"], ["6C", "9S", "10C"],  # a 10 burns whatever lies under it
+    ["8C", "8D", "8H", "8S"], ["5S", "8C", "8D", "8H", "8S"],  # four of a kind on top
+    ["3S", "10C", "8C", "8D", "8H", "8S"],  # two burns one after another
+])
+def test_burned_cards_are_piles_burns_leave(burned):
+    """Rules "Burn": a pile burns on a play of 10s or with four of one rank on top; the
+    burned cards are those piles one after another (a deal may name them)."""
+    GAME.from_deal("cardems", deal(burned=burned))
 
 
 def test_a_whole_deck_needs_no_partial_flag():
@@ -94,6 +109,19 @@ def test_a_whole_deal_cannot_hold_a_pile_no_play_could_make():
     GAME.from_deal("german", _whole(pile=["5S", "7C", "6H"]))  # a 6 goes on a 7 over a 5
     GAME.from_deal("german", _whole(pile=["9D", "2S", "3H"]))  # a 2 clears it
     GAME.from_deal("german", {**_whole(pile=["9D", "7C"]), "partial": True})  # a puzzle
+
+
+def test_a_whole_deals_burned_piles_were_each_stacked_as_play_stacks_them():
+    """A burned pile was a pile: a Q never lay on an A (a puzzle may say so)."""
+    def burned(cards):
+        whole = _whole()
+        return {**whole, "burned": cards, "stock": [c for c in whole["stock"]
+                                                     if c not in cards]}
+
+    with pytest.raises(GameError, match="burned: no burns leave"):
+        GAME.from_deal("cardems", burned(["AS", "QH", "10H"]))
+    GAME.from_deal("cardems", burned(["QH", "AS", "10H"]))
+    GAME.from_deal("cardems", {**burned(["AS", "QH", "10H"]), "partial": True})
 
 
 def test_a_whole_deal_gives_every_hand_three_cards_while_the_stock_lasts():

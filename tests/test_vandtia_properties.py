@@ -158,3 +158,32 @@ def test_plays_are_one_per_rank_count_and_known_copies_and_keep_the_rest_known(
         if action.startswith("play ") and hand and not state.is_over():
             cards = cards_of(action)
             assert Counter(state.known[p]) == Counter(known) - Counter(cards), (action, known)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(CONFIGS), st.integers(0, 2**32), st.integers(0, 2**32))
+def test_every_position_play_reaches_is_a_deal_from_deal_accepts(config, seed, choice_seed):
+    """``from_deal`` refuses what play cannot reach (a pile with four of one rank in a row,
+    burned cards no burns leave, a pile no play stacks): so every position play reaches -
+    its pile and its burned cards as they are - must pass, a whole deal."""
+    from arena.cards import name
+
+    variant, players = config
+
+    def check(state):
+        if state.swapping or state.over:
+            return
+        deal = {"players": [{"hand": [name(c) for c in state.hands[p]],
+                             "known": [name(c) for c in state.known[p]],
+                             "faceup": [name(c) for c in state.faceup[p]],
+                             "facedown": [None if c is None else name(c)
+                                          for c in state.facedown[p]]}
+                            for p in range(players)],
+                "stock": [name(c) for c in state.stock[::-1]],
+                "pile": [name(c) for c in state.pile], "burned": [name(c) for c in state.burned],
+                "dealer": state.dealer, "to_move": state.to_move, "out": list(state.out),
+                "moves": state.moves}
+        again = GAME.from_deal(variant, deal)
+        assert again.pile == state.pile and again.burned == state.burned
+
+    random_game(variant, players, seed, choice_seed, step=check)

@@ -608,3 +608,34 @@ def test_the_dealer_counts_every_assignment_and_draws_each_alike(groups, sizes):
         drawn[tuple(sorted((c, j) for j, place in enumerate(places) for c in place))] += 1
     assert set(drawn) <= set(fitting)
     assert chisquare([drawn[a] for a in fitting]).pvalue > 1e-4
+
+
+@pytest.mark.slow
+def test_a_won_cherki_deals_world_gives_the_winner_no_pair_kind_it_discarded_since_calling():
+    """A winner who drew its winning card holds three triples, any of which may have been
+    its pair: never one whose kind it let go after its call (that card would have won it
+    the deal then). Every world of the end, from a losing seat, keeps that exclusion."""
+    rng = random.Random(9)
+    checked = 0
+    for state, _ in cherki_positions(1500, 11):
+        if not state.is_over() or state.reason != "win":
+            continue
+        winner = state.observation(0)["winner"]
+        seat = (winner + 1) % 3
+        seen = state.observation(seat)
+        called = seen["calls"][winner]
+        took = [t for t in seen["takes"] if t["seat"] == winner and t["move"] == seen["move"]]
+        if called is None or took:
+            continue
+        let_go = {KIND[cherki_face(d["card"])] for d in seen["discards"]
+                  if d["seat"] == winner and d["move"] > called}
+        triples = {KIND[cherki_face(n)] for n in seen["winning_hand"]
+                   if sum(KIND[cherki_face(m)] == KIND[cherki_face(n)]
+                          for m in seen["winning_hand"]) >= 3}
+        if not let_go & triples:
+            continue
+        assert state.locked[winner] not in let_go  # the rule itself
+        for _ in range(5):
+            assert CHERKI.world(seen, rng).locked[winner] not in let_go
+        checked += 1
+    assert checked >= 20, checked

@@ -733,7 +733,8 @@ class Cherki(Game):
                     hands[q] = known[q] + rest[:n]
                     rest = rest[n:]
             if winner is not None:
-                locks[winner] = self._winning_kind(o, known[winner] if winner != me else own)
+                locks[winner] = self._winning_kind(o, known[winner] if winner != me else own,
+                                                   call_moves)
             if len(rest) != o["stock"]:
                 raise GameError("no world fits this observation")
             state = CherkiState([hands[p] for p in range(3)], rest, o["dealer"])
@@ -762,16 +763,24 @@ class Cherki(Game):
             yield state
 
     @staticmethod
-    def _winning_kind(o: dict, hand: list[int]) -> int:
+    def _winning_kind(o: dict, hand: list[int], call_moves=(None, None, None)) -> int:
         """A winner's locked kind, as far as a seat can tell: its own, or the kind of the
-        discard it took to win, or else one of the kinds it holds three of."""
-        if o["locked"] is not None and o["winner"] == o["seat"]:
+        discard it took to win, or else one of the kinds it holds three of - never a kind
+        it discarded after its call (holding that pair, the card it let go would have won
+        it the deal then: the same exclusion a caller's world keeps, ``_ready_needs``)."""
+        winner = o["winner"]
+        if o["locked"] is not None and winner == o["seat"]:
             return KINDS[o["locked"]]
-        took = [t for t in o["takes"] if t["seat"] == o["winner"] and t["move"] == o["move"]]
+        took = [t for t in o["takes"] if t["seat"] == winner and t["move"] == o["move"]]
         if took:
             return KIND[face(took[-1]["card"])]
+        called = call_moves[winner]
+        let_go = set() if called is None else {
+            KIND[face(d["card"])] for d in o["discards"]
+            if d["seat"] == winner and d["move"] > called}
         counts = Cherki._kinds(hand)
-        return next(k for k in range(12) if counts[k] >= 3)
+        triples = [k for k in range(12) if counts[k] >= 3]
+        return next((k for k in triples if k not in let_go), triples[0])
 
     @staticmethod
     def _kinds(cards: list[int]) -> list[int]:

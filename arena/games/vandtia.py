@@ -1090,6 +1090,48 @@ class VandtiaState:
         return cards
 
 
+
+def _longest_run(cards: list[int]) -> int:
+    """The longest run of cards of one rank in a row."""
+    longest = run = 0
+    for i, c in enumerate(cards):
+        run = run + 1 if i and c >> 2 == cards[i - 1] >> 2 else 1
+        longest = max(longest, run)
+    return longest
+
+
+def _burned_pile(cards: list[int], transparent7) -> bool:
+    """Whether ``cards`` (bottom first) is a pile a burn could leave: it ends with a play
+    of 10s, or with four or more of one rank (rules "Burn"), and holds no 10 and no four of
+    one rank in a row before that last run; with ``transparent7`` not None (a whole deal),
+    each card could also be played on the ones beneath it (``_check_pile``)."""
+    last = cards[-1] >> 2
+    start = len(cards)
+    while start and cards[start - 1] >> 2 == last:
+        start -= 1
+    before = cards[:start]
+    if last != 10 and len(cards) - start < 4:
+        return False
+    if any(c >> 2 == 10 for c in before) or _longest_run(before) >= 4:
+        return False
+    if transparent7 is not None:
+        try:
+            Vandtia._check_pile(cards, transparent7)
+        except GameError:
+            return False
+    return True
+
+
+def _burns_leave(burned: list[int], transparent7) -> bool:
+    """Whether the ``burned`` cards, in order, are piles burns leave one after another
+    (``_burned_pile``): some split of them into such piles exists."""
+    n = len(burned)
+    fits = [False] * n + [True]  # fits[i]: burned[i:] splits into burned piles
+    for i in range(n - 1, -1, -1):
+        fits[i] = any(fits[j] and _burned_pile(burned[i:j], transparent7)
+                      for j in range(i + 1, n + 1))
+    return fits[0]
+
 class Vandtia(Game):
     """Factory and metadata for Vändtia."""
 
@@ -1194,7 +1236,9 @@ class Vandtia(Game):
         Every card of the variant's deck(s) must be somewhere - unless ``"partial": true``,
         for puzzle positions - and no more than once per deck. A seat's ``known`` cards are
         hand cards everyone has seen (picked up or swapped). A pile never holds a 10, nor
-        four of one rank on top: either would have burned it. A whole deal (not
+        four of one rank in a row: either would have burned it; ``burned`` must be piles
+        burns leave, one after another (each ending with its 10s, or with four or more of
+        one rank, and holding neither before: ``_burns_leave``). A whole deal (not
         ``partial``) must also be one play can reach: each pile card could go on the pile
         beneath it (a 7 not on a 9; in ``german`` a 7 is played under the ordinary rule and
         only counts as transparent once down), and every hand holds three cards or more
@@ -1249,9 +1293,16 @@ class Vandtia(Game):
             raise GameError("deal: a 10 in the pile (a 10 burns the pile)")
         if len(pile) >= 4 and len({C.rank(c) for c in pile[-4:]}) == 1:
             raise GameError("deal: four of one rank on top of the pile (they burn it)")
+        if _longest_run(pile) >= 4:
+            raise GameError("deal: four of one rank in a row in the pile (the fourth would "
+                            "have burned it)")
         whole = not deal.get("partial", False)
         if whole:
             self._check_pile(pile, RULES[variant][2])
+        if not _burns_leave(burned, RULES[variant][2] if whole else None):
+            raise GameError("deal: burned: no burns leave these cards in this order (each "
+                            "burned pile ends with its 10s or four of one rank, and holds "
+                            "neither before; a whole deal's each as play stacks it)")
         dealer = deal.get("dealer", 0)
         to_move = deal.get("to_move")
         out = deal.get("out", [])
