@@ -254,7 +254,11 @@ def season_list(registry) -> None:
     t = views.grid("season", "league", "bots", "rounds", "seed", "matches", "status",
                    wrap=("season", "bots"), right=("rounds", "matches"))
     for row, stored in db.list_seasons(_engine(registry)):
-        t.add_row(row.name, f"{row.game} {row.variant} {row.players}p",
+        kind = json.loads(row.options).get("kind", "season")
+        what = {"match": "A/B match" + (", rated" if row.rated else ""),
+                "human": "people's"}.get(kind, "" if kind == "season" else kind)
+        t.add_row(row.name, f"{row.game} {row.variant} {row.players}p"
+                  + (f" ({what})" if what else ""),
                   ", ".join(json.loads(row.bots)), str(row.rounds),
                   str(row.seed) + ("" if seeding(row.secret) == "secret"
                                    else f" ({seeding(row.secret)})"),
@@ -469,6 +473,10 @@ def leaderboard(registry, game, variant, players, season_name, fmt, all_versions
         print_renderable(views.table(standings, f"{game} {variant}, {players} players"
                                      + (f", season {season_name}" if season_name else "")
                                      + (", people's matches" if humans else "")))
+        if not standings and season_name is None and not humans:
+            click.echo("no rated play in this league yet ('arena season run' rates it; "
+                       "A/B matches - arena match, gauntlet - rate no league unless --rated)",
+                       err=True)
 
 
 @click.command("replay")
