@@ -5,6 +5,7 @@ import os
 import signal
 import subprocess
 import sys
+import urllib.request
 
 import pytest
 from test_league import wait_for_matches
@@ -314,6 +315,21 @@ def test_an_sprt_match_stopped_at_its_cap_says_undecided_everywhere(tmp_path):
     page = (tmp_path / "out" / "season-1.html").read_text()
     assert "stopped at its game cap, undecided" in page and "at most 20 games" in page
     assert "rounds" not in page.split("<h2>")[0]  # a match is games, not rounds
+    # both pages, the report's and arena serve's, in a real browser
+    from conftest import chromium
+    from selenium.webdriver.common.by import By
+    from test_serve import Server
+
+    server, browser = Server(path), chromium()
+    try:
+        for url in ((tmp_path / "out" / "season-1.html").as_uri(), server.url + "season-1.html"):
+            browser.get(url)
+            shown = browser.find_element(By.ID, "verdict").text
+            assert verdict in shown.splitlines(), (url, shown)
+            assert "unrated" in browser.find_element(By.CSS_SELECTOR, "p.meta").text
+    finally:
+        browser.quit()
+        server.stop()
 
 
 def test_ab_matches_rate_no_league_unless_asked(tmp_path):
@@ -339,6 +355,15 @@ def test_ab_matches_rate_no_league_unless_asked(tmp_path):
     assert "match-vandtia-cardems-greedy-random-2" in matches and "greedy vs random: Elo" in \
         matches
     assert report.returncode == 0 and ">6</td>" in league.split("<h3>Seasons</h3>")[0]
+    from test_serve import Server  # arena serve's index: the same
+    server = Server(path)
+    try:
+        served = urllib.request.urlopen(server.url + "index.html").read().decode()
+    finally:
+        server.stop()
+    league, matches = served.split("<h3>A/B matches</h3>")
+    assert "match-vandtia-cardems-greedy-random-2" not in league
+    assert "match-vandtia-cardems-greedy-random-2" in matches
     rated = _cli("match", "greedy", "random", "--games", "4", "--seed", "3", "--rated",
                  db_path=path)
     assert rated.returncode == 0, rated.stderr
