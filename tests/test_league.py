@@ -582,6 +582,38 @@ def test_a_schema_1_database_is_migrated_in_place(tmp_path, registry):
     assert len(db.stored_ratings(engine, "vandtia/cardems/2", None)) == 3
 
 
+#: what each schema added (``db.MIGRATIONS``): columns dropped, tables left for ``create_all``
+ADDED = {2: ["seat_results.log", "ratings.suspended"], 3: ["seasons.secret"],
+         4: ["seat_results.move_mean_s", "seat_results.move_max_s"], 8: ["seat_results.luck"],
+         10: ["seasons.rated"]}
+
+
+@pytest.mark.parametrize("version", range(1, db.SCHEMA_VERSION))
+def test_a_database_of_every_schema_shipped_upgrades_and_keeps_every_row(tmp_path, registry,
+                                                                         version):
+    path = tmp_path / "old.db"
+    engine = db.connect(f"sqlite:///{path}")
+    _season(engine, registry, rounds=1)
+    engine.dispose()
+    with sqlite3.connect(path) as conn:  # the tables as that schema had them
+        for step, columns in ADDED.items():
+            if step > version:
+                for column in columns:
+                    table, name = column.split(".")
+                    conn.execute(f"ALTER TABLE {table} DROP COLUMN {name}")
+        conn.execute(f"UPDATE arena_schema SET version = {version}")
+        counts = {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                  for t in ("seasons", "matches", "seat_results", "ratings", "bots")}
+    engine = db.connect(f"sqlite:///{path}")
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT version FROM arena_schema").fetchall() == [
+            (db.SCHEMA_VERSION,)]
+        assert {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                for t in counts} == counts
+    assert len(db.stored_ratings(engine, "vandtia/cardems/2", None)) == 3
+    assert len(list(db.results(engine, "vandtia", "cardems", 2))) == counts["matches"]
+
+
 def test_a_schema_9_database_keeps_every_row_and_its_ab_matches_leave_the_league(
         tmp_path, registry):
     """Before schema 10 a match (``arena match``) rated its league like a season: migrated,
