@@ -27,7 +27,7 @@ from . import DEFAULT_DB as DEFAULT_URL
 from .errors import ArenaError, masked
 from .referee import ASKING
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 #: The names of the seasons that hold a person's match (``arena.leagues.humans``).
 HUMAN_SEASONS = "human/"
 #: The label of a match of bots played for people to watch (``human/.../watch-N``,
@@ -177,6 +177,51 @@ class ReviewRow(SQLModel, table=True):
     data: str
 
 
+class AccountRow(SQLModel, table=True):
+    """A person who may sign in to a league (schema 11, ``arena.leagues.accounts``): an
+    ``author`` or an ``organizer``; the password's argon2id hash (none: signs in with a
+    token alone)."""
+
+    __tablename__ = "accounts"
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True, index=True)
+    role: str = "author"
+    password_hash: str | None = None
+    created_at: datetime = Field(default_factory=now)
+    disabled: bool = False
+
+
+class TokenRow(SQLModel, table=True):
+    """A secret that acts for an account (schema 11): an API token (``api``, shown once,
+    revocable, its last use kept) or a browser's sign-in (``session``, until it expires or
+    signs out). Only its SHA-256 is stored."""
+
+    __tablename__ = "account_tokens"
+    id: int | None = Field(default=None, primary_key=True)
+    account_id: int = Field(foreign_key="accounts.id", index=True)
+    token_hash: str = Field(unique=True, index=True)
+    kind: str = "api"
+    label: str = ""
+    created_at: datetime = Field(default_factory=now)
+    last_used_at: datetime | None = None
+    expires_at: datetime | None = None
+    revoked_at: datetime | None = None
+
+
+class InvitationRow(SQLModel, table=True):
+    """An invitation to make an account (schema 11): its code's SHA-256, the role it gives,
+    who made it, until when it holds, and who used it (once)."""
+
+    __tablename__ = "invitations"
+    id: int | None = Field(default=None, primary_key=True)
+    code_hash: str = Field(unique=True, index=True)
+    role: str = "author"
+    created_by: str = ""
+    created_at: datetime = Field(default_factory=now)
+    expires_at: datetime
+    used_by: str | None = None
+
+
 class KeptCodeRow(SQLModel, table=True):
     """The code a season began with, for a bots folder's bot (schema 9): a single file's
     name and bytes, or an executable's files as one archive, ``MANIFEST.toml.tar``
@@ -239,10 +284,14 @@ def _schema_10(conn) -> None:
                          .values(rated=False, options=dumps(options)))
 
 
+def _schema_11(conn) -> None:
+    """The accounts, their tokens and invitations, which ``create_all`` has just made."""
+
+
 # (version, callable(connection)), in order
 MIGRATIONS: list = [(2, _schema_2), (3, _schema_3), (4, _schema_4), (5, _schema_5),
                     (6, _schema_6), (7, _schema_7), (8, _schema_8), (9, _schema_9),
-                    (10, _schema_10)]
+                    (10, _schema_10), (11, _schema_11)]
 
 
 def _sqlite_pragmas(dbapi_connection, _record):

@@ -292,10 +292,11 @@ def _register_commands() -> None:
     from .season import leaderboard, replay_command, season, verify_command
     from .serve import serve_command
     from .store import key_command, ladder_command, submit_command, withdraw_command
+    from .user import user
 
     for command in (season, leaderboard, replay_command, verify_command, match_command,
                     gauntlet_command, report_command, submit_command, withdraw_command,
-                    ladder_command, key_command, serve_command, review_command):
+                    ladder_command, key_command, serve_command, review_command, user):
         cli.add_command(command)
 
 

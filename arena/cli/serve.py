@@ -12,8 +12,13 @@ import click
               help="The port (0: any free one, shown).")
 @click.option("--max-tables", default=16, show_default=True, type=click.IntRange(1, 10000),
               help="Running tables in all; a visitor may run 2, with 12 bot processes.")
+@click.option("--league", is_flag=True,
+              help="A league others join: accounts sign in (arena user add, invitations), "
+              "each with API tokens (docs/serving.md).")
+@click.option("--signup", is_flag=True,
+              help="With --league: anyone may make an account (default: by invitation).")
 @click.pass_obj
-def serve_command(registry, host, port, max_tables) -> None:
+def serve_command(registry, host, port, max_tables, league, signup) -> None:
     """Serve the leagues on the web: leaderboards, seasons and replays always current, a
     running season followed live, and tables where you play bots in the browser
     (docs/serving.md). Ctrl-C stops it; a match at a table goes on when it starts again."""
@@ -26,7 +31,12 @@ def serve_command(registry, host, port, max_tables) -> None:
         click.echo(f"arena: serving {url} (Ctrl-C stops)", err=True)
 
     try:
-        serve(engine, registry, host, port, ready=ready, max_tables=max_tables)
+        if signup and not league:
+            from ..errors import ArenaError
+
+            raise ArenaError("--signup goes with --league")
+        serve(engine, registry, host, port, ready=ready, max_tables=max_tables,
+              league=league, signup=signup)
     except KeyboardInterrupt:  # uvicorn stops on Ctrl-C, then raises it again: the end asked
         pass
     click.echo("arena: stopped; a match at a table goes on where it was when the server "

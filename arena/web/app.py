@@ -85,6 +85,9 @@ class Site:
     def page(self, template: str, code: int = 200, **context):
         from starlette.responses import HTMLResponse
 
+        from .league import CURRENT
+
+        context.setdefault("account", CURRENT.get())
         return HTMLResponse(self.env.get_template(template).render(**context), code)
 
     def error(self, message: str, status: int):
@@ -204,12 +207,14 @@ class Site:
 
 
 def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=None,
-             port: int = 0, max_tables: int = MAX_TABLES):
+             port: int = 0, max_tables: int = MAX_TABLES, league: bool = False,
+             signup: bool = False):
     """The ASGI application over ``engine`` (a database) and ``registry`` (the bots);
     ``poll``: seconds between a live feed's looks at the database; ``idle``: seconds a
     table is held after it was last asked for (``Site.tidy``); ``hosts``: the ``Host``
     values it answers (``host:port``), which puts it behind :class:`arena.web.guard.Guard`
-    (``serve`` always does); ``max_tables``: running tables in all."""
+    (``serve`` always does); ``max_tables``: running tables in all; ``league``: accounts
+    sign in (:mod:`arena.web.league`), ``signup``: and anyone may make one."""
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
     from starlette.responses import JSONResponse, RedirectResponse, StreamingResponse
@@ -217,6 +222,8 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
     from starlette.staticfiles import StaticFiles
 
     site = Site(engine, registry, poll, idle, max_tables)
+    site.env.globals["league"] = league
+    site.acting = lambda request: None  # who a request acts for: nobody without --league
 
     def number(request, key: str = "id") -> int:
         text = request.path_params[key]
@@ -245,8 +252,12 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
 
     def guarded(handler, as_json: bool = False):
         """A route whose refusals (ArenaError) are clear answers, never a traceback."""
+        from .league import CURRENT
+
         def endpoint(request):
             try:
+                if league:
+                    CURRENT.set(site.acting(request))
                 return handler(request)
             except ArenaError as e:
                 status = getattr(e, "status", 400)
@@ -548,6 +559,10 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
         Mount("/static", StaticFiles(packages=[("arena.web", "static"),
                                                ("arena.views", "static")])),
     ]
+    if league:
+        from . import league as signing
+
+        routes[-1:-1] = signing.routes(site, engine, named, signup)
     @contextlib.asynccontextmanager
     async def lifespan(app):
         yield
@@ -566,7 +581,7 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
 
 
 def serve(engine, registry, host: str = "127.0.0.1", port: int = 8000, ready=None,
-          max_tables: int = MAX_TABLES) -> None:
+          max_tables: int = MAX_TABLES, league: bool = False, signup: bool = False) -> None:
     """Serve until interrupted. The socket is bound first, so a port in use is one clear
     ArenaError; ``ready(url)`` is called once the server listens."""
     import uvicorn
@@ -584,7 +599,8 @@ def serve(engine, registry, host: str = "127.0.0.1", port: int = 8000, ready=Non
     shown = f"[{host}]" if ":" in host else host
     hosts = ["*"] if host in ("0.0.0.0", "::", "") else [f"{shown}:{port}"] + (
         [f"localhost:{port}"] if host in ("127.0.0.1", "::1") else [])
-    app = make_app(engine, registry, hosts=hosts, port=port, max_tables=max_tables)
+    app = make_app(engine, registry, hosts=hosts, port=port, max_tables=max_tables,
+                   league=league, signup=signup)
     config = uvicorn.Config(app, log_level="warning",
                             timeout_graceful_shutdown=2, lifespan="on")
     server = uvicorn.Server(config)

@@ -1,0 +1,264 @@
+"""League accounts (``arena user``, ``arena serve --league``): passwords kept as argon2id
+hashes, tokens shown once and kept as hashes, revoked and disabled ones refused, invitations
+used once - and in a real browser against a real server, signing in, an account's tokens,
+signing out, and the limit on failed sign-ins."""
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+
+import pytest
+
+from arena import db
+from arena.errors import ArenaError
+from arena.leagues import accounts
+
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture
+def engine(tmp_path):
+    return db.connect(f"sqlite:///{tmp_path / 'a.db'}")
+
+
+def _everything_stored(path) -> str:
+    """Every text and number of every table of the database, as one string."""
+    with sqlite3.connect(path) as conn:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        return "\n".join(str(row) for t in tables for row in conn.execute(f"SELECT * FROM {t}"))
+
+
+def test_a_token_and_a_password_are_kept_only_as_hashes(engine, tmp_path):
+    row, token = accounts.add(engine, "ada", password=PASSWORD)
+    assert token.startswith("arena_t_") and len(token) > 40
+    stored = _everything_stored(tmp_path / "a.db")
+    assert token not in stored and PASSWORD not in stored
+    assert accounts.get(engine, "ada").password_hash.startswith("$argon2id$")
+    assert accounts.authenticate(engine, token).name == "ada"
+    (first,) = accounts.tokens(engine, "ada")
+    assert first.last_used_at is not None  # its use is noted
+    _, session = accounts.sign_in(engine, "ada", PASSWORD)
+    assert session not in _everything_stored(tmp_path / "a.db")
+    assert accounts.authenticate(engine, session, "session").name == "ada"
+    with pytest.raises(accounts.AuthError):  # a browser's sign-in is no API token
+        accounts.authenticate(engine, session, "api")
+
+
+def test_a_wrong_password_and_an_unknown_name_get_the_same_answer(engine):
+    accounts.add(engine, "ada", password=PASSWORD)
+    answers = set()
+    for name, password in (("ada", "wrong password"), ("bob", PASSWORD), ("ada", "")):
+        with pytest.raises(accounts.AuthError) as refused:
+            accounts.sign_in(engine, name, password)
+        answers.add((str(refused.value), refused.value.status))
+    assert answers == {("wrong name or password", 401)}
+
+
+def test_revoked_disabled_and_made_up_tokens_act_for_nobody(engine):
+    _, token = accounts.add(engine, "ada")
+    row, other = accounts.new_token(engine, "ada", "ci")
+    accounts.revoke(engine, row.id)
+    for refused in (other, token + "x", "arena_t_" + "A" * 43, "", None, "x" * 1000):
+        with pytest.raises(accounts.AuthError):
+            accounts.authenticate(engine, refused)
+    assert accounts.authenticate(engine, token).name == "ada"
+    accounts.set_disabled(engine, "ada", True)
+    with pytest.raises(accounts.AuthError, match="disabled"):
+        accounts.authenticate(engine, token)
+    accounts.set_disabled(engine, "ada", False)
+    assert accounts.authenticate(engine, token).name == "ada"
+    accounts.add(engine, "bob")
+    with pytest.raises(ArenaError, match="no token .* of yours"):  # an author revokes theirs
+        accounts.revoke(engine, row.id, "bob")
+
+
+def test_a_new_password_signs_every_browser_out(engine):
+    accounts.add(engine, "ada", password=PASSWORD)
+    _, session = accounts.sign_in(engine, "ada", PASSWORD)
+    accounts.set_password(engine, "ada", "another good password")
+    with pytest.raises(accounts.AuthError):
+        accounts.authenticate(engine, session, "session")
+    with pytest.raises(accounts.AuthError):
+        accounts.sign_in(engine, "ada", PASSWORD)
+    accounts.sign_in(engine, "ada", "another good password")
+
+
+def test_an_invitation_makes_one_account_once(engine):
+    code = accounts.invite(engine, "organizer", days=1, by="root")
+    with pytest.raises(ArenaError, match="a password has"):
+        accounts.redeem(engine, code, "eve", "short")
+    account, session = accounts.redeem(engine, code, "eve", PASSWORD)
+    assert account.role == "organizer" and accounts.authenticate(engine, session,
+                                                                  "session").name == "eve"
+    assert accounts.tokens(engine, "eve") == []  # no API token nobody saw
+    with pytest.raises(accounts.AuthError, match="not valid"):
+        accounts.redeem(engine, code, "mallory", PASSWORD)
+    with pytest.raises(accounts.AuthError, match="not valid"):
+        accounts.redeem(engine, "arena_i_made-up", "mallory", PASSWORD)
+    second = accounts.invite(engine)
+    with pytest.raises(ArenaError, match="exists"):  # a name taken: the invitation stays good
+        accounts.redeem(engine, second, "eve", PASSWORD)
+    assert accounts.redeem(engine, second, "frank", PASSWORD)[0].role == "author"
+
+
+@pytest.mark.parametrize("name", ["", "a b", "-x", "x" * 33, "ada/..", "<b>"])
+def test_a_bad_name_is_refused(engine, name):
+    with pytest.raises(ArenaError, match="an account name is"):
+        accounts.add(engine, name)
+
+
+def _arena(*args, path, stdin=None):
+    return subprocess.run([sys.executable, "-m", "arena", "--db", f"sqlite:///{path}", *args],
+                          capture_output=True, text=True, input=stdin, timeout=120,
+                          env={**os.environ, "COLUMNS": "200"})
+
+
+def test_the_user_commands_show_a_token_once_and_list_without_it(tmp_path):
+    path = tmp_path / "a.db"
+    added = _arena("user", "add", "ada", path=path)
+    assert added.returncode == 0, added.stderr
+    token = added.stdout.strip()
+    assert token.startswith("arena_t_") and "shown once" in added.stderr
+    made = _arena("user", "token", "ada", "--label", "ci", path=path)
+    second = made.stdout.strip()
+    listed = _arena("user", "list", path=path)
+    assert listed.returncode == 0 and "ci" in listed.stdout
+    assert token not in listed.stdout + listed.stderr and second not in listed.stdout
+    assert _arena("user", "revoke", "2", path=path).returncode == 0
+    rows = json.loads(_arena("user", "list", "--format", "json", path=path).stdout)
+    assert [t["revoked"] is not None for t in rows[0]["tokens"]] == [False, True]
+    again = _arena("user", "add", "ada", path=path)
+    assert again.returncode == 2 and again.stderr.strip() == \
+        "arena: error: an account named 'ada' exists"
+    invite = _arena("user", "invite", "--url", "http://league.example:8000", path=path)
+    assert invite.stdout.startswith("http://league.example:8000/signup.html?invite=arena_i_")
+
+
+# -- in a real browser, against a real server --------------------------------------------
+
+
+@pytest.fixture
+def league(tmp_path):
+    from test_serve import Server
+
+    path = tmp_path / "a.db"
+    engine = db.connect(f"sqlite:///{path}")
+    _, token = accounts.add(engine, "ada", password=PASSWORD)
+    server = Server(path, options=("--league",))
+    yield server, path, token
+    server.stop()
+
+
+def _me(url: str, token: str | None) -> int:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url + "api/me",
+                                                           headers=headers)) as r:
+            return r.status
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+@pytest.mark.slow
+def test_an_author_signs_in_makes_and_revokes_a_token_and_signs_out(league):
+    from conftest import chromium
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    server, path, first = league
+    browser = chromium()
+    until = WebDriverWait(browser, 60).until
+    try:
+        browser.get(server.url + "index.html")
+        assert browser.find_element(By.ID, "signin-link").text == "sign in"
+        browser.find_element(By.ID, "signin-link").click()
+        browser.find_element(By.ID, "name").send_keys("ada")
+        browser.find_element(By.ID, "password").send_keys(PASSWORD)
+        browser.find_element(By.ID, "go").click()
+        until(lambda b: b.current_url.endswith("account.html"))
+        assert browser.find_element(By.ID, "signed-in").text == "ada"
+        session = browser.get_cookie(f"arena_session_{server.port}")
+        assert session["httpOnly"] and session["sameSite"] == "Lax"
+        rows = browser.find_elements(By.CSS_SELECTOR, "#tokens tbody tr")
+        assert [r.find_elements(By.TAG_NAME, "td")[1].text for r in rows] == ["first token"]
+        browser.find_element(By.ID, "label").send_keys("laptop")
+        browser.find_element(By.ID, "make").click()
+        made = until(lambda b: b.find_elements(By.ID, "made"))[0].text
+        assert made.startswith("arena_t_") and _me(server.url, made) == 200
+        assert made not in _everything_stored(path)
+        browser.get(server.url + "account.html")  # shown once
+        assert not browser.find_elements(By.ID, "made") and made not in browser.page_source
+        rows = browser.find_elements(By.CSS_SELECTOR, "#tokens tbody tr")
+        laptop = next(r for r in rows if "laptop" in r.text)
+        assert "never" not in laptop.text  # its use just now is listed
+        laptop.find_element(By.CSS_SELECTOR, "button.revoke").click()
+        until(lambda b: "revoked" in b.find_element(By.ID, "said").text)
+        assert _me(server.url, made) == 401 and _me(server.url, first) == 200
+        browser.find_element(By.ID, "signout").click()
+        until(lambda b: b.find_elements(By.ID, "signin-link"))
+        browser.get(server.url + "account.html")
+        assert "signin.html" in browser.current_url  # signed out: asked to sign in
+        assert _me(server.url, None) == 401
+    finally:
+        browser.quit()
+
+
+@pytest.mark.slow
+def test_failed_sign_ins_are_limited_and_an_invitation_signs_up_once(league, tmp_path):
+    from conftest import chromium
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    server, path, _ = league
+    browser = chromium()
+    until = WebDriverWait(browser, 60).until
+    try:
+        said = []
+        for _ in range(6):
+            browser.get(server.url + "signin.html")
+            browser.find_element(By.ID, "name").send_keys("ada")
+            browser.find_element(By.ID, "password").send_keys("not the password")
+            browser.find_element(By.ID, "go").click()
+            said.append(until(lambda b: b.find_elements(By.ID, "error"))[0].text)
+        assert said[:5] == ["wrong name or password"] * 5
+        assert said[5].startswith("too many failed sign-ins")
+        code = _arena("user", "invite", path=path).stdout.strip()
+        for attempt in ("first", "again"):
+            browser.delete_all_cookies()
+            browser.get(server.url + code)
+            browser.find_element(By.ID, "name").send_keys("eve" if attempt == "first"
+                                                           else "mallory")
+            browser.find_element(By.ID, "password").send_keys(PASSWORD)
+            browser.find_element(By.ID, "again").send_keys(PASSWORD)
+            browser.find_element(By.ID, "go").click()
+            if attempt == "first":
+                until(lambda b: b.current_url.endswith("account.html"))
+                assert browser.find_element(By.ID, "signed-in").text == "eve"
+            else:
+                error = until(lambda b: b.find_elements(By.ID, "error"))[0].text
+                assert "not valid" in error
+        names = [a["name"] for a in json.loads(_arena("user", "list", "--format", "json",
+                                                      path=path).stdout)]
+        assert names == ["ada", "eve"]
+        browser.get(server.url + "signup.html")  # no invitation, no --signup
+        assert "by invitation" in browser.find_element(By.ID, "error").text
+    finally:
+        browser.quit()
+
+
+def test_without_league_there_is_no_sign_in(tmp_path):
+    from test_serve import Server
+
+    db.connect(f"sqlite:///{tmp_path / 'a.db'}")
+    server = Server(tmp_path / "a.db")
+    try:
+        for page in ("signin.html", "signup.html", "account.html", "api/me"):
+            with pytest.raises(urllib.error.HTTPError) as missing:
+                urllib.request.urlopen(server.url + page)
+            assert missing.value.code == 404, page
+    finally:
+        server.stop()
