@@ -288,7 +288,7 @@ def test_pages_of_the_leagues_seasons_and_matches_are_served(served, browser, tm
     assert "4/4 matches (done)" in browser.find_element(By.ID, "progress").text
     assert not browser.find_elements(By.ID, "live")  # a season that ended is not followed
     browser.find_element(By.CSS_SELECTOR, "td a[href^='match-']").click()
-    wait(browser, lambda b: b.find_element(By.ID, "log").text.startswith("move"), "the replay")
+    wait(browser, lambda b: b.find_element(By.ID, "log").text.startswith("step"), "the replay")
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert not errors, errors
     for path, status in (("season-99.html", 404), ("match-99.html", 404), ("nowhere", 404),

@@ -145,10 +145,12 @@ window.arenaViewer = function (data) {
     return found ? Number(found[1]) : null;
   }
 
-  function go(i) {
+  function go(i, opening) {
     at = Math.max(0, Math.min(frames.length - 1, i));
     draw();
-    if (linked && asked() !== at) {
+    // the address is left as it was when the page opens on the step it asked for, or on
+    // the deal when it asked for none
+    if (linked && asked() !== at && !(opening && asked() === null && at === 0)) {
       try {
         history.replaceState(null, "", "#step=" + at);
       } catch (e) { /* an address this page may not set: the step is still shown */ }
@@ -179,7 +181,7 @@ window.arenaViewer = function (data) {
       if (step !== null && step !== at) go(step);
     });
   }
-  go(data.start === "last" ? frames.length - 1 : (linked && asked()) || 0);
+  go(data.start === "last" ? frames.length - 1 : (linked && asked()) || 0, true);
   return {
     // frames that came after the last one; the view follows them if it was at the end
     append: function (more) {
