@@ -195,7 +195,11 @@ import collude
 collude.prepare({channel!r}, "unconfined", 2)  # opens (binds, creates, maps) its end
 print("ready", flush=True)
 sys.stdin.readline()
-print(collude.fetch({channel!r}, "unconfined", 2).decode(), flush=True)
+import time  # a timed channel (futex) read on a busy machine may miss a frame: read again
+deadline, got = time.monotonic() + 60, None
+while got is None and time.monotonic() < deadline:
+    got = collude.fetch({channel!r}, "unconfined", 2)
+print(got.decode(), flush=True)
 """
 WRITER = """
 import sys
