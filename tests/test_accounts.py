@@ -262,3 +262,57 @@ def test_without_league_there_is_no_sign_in(tmp_path):
             assert missing.value.code == 404, page
     finally:
         server.stop()
+
+
+def _sign_in(browser, url: str, name: str = "ada", password: str = PASSWORD) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(url + "signin.html")
+    browser.find_element(By.ID, "name").send_keys(name)
+    browser.find_element(By.ID, "password").send_keys(password)
+    browser.find_element(By.ID, "go").click()
+    WebDriverWait(browser, 60).until(lambda b: b.find_elements(By.ID, "signed-in"))
+
+
+def _sit(browser, url: str) -> str:
+    """Sit down at a Vändtia table from the play form; the page's answer (its address)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    browser.get(url + "play.html")
+    Select(browser.find_element(By.ID, "table-kind")).select_by_value("vandtia/cardems/2")
+    browser.find_element(By.ID, "sit").click()
+    WebDriverWait(browser, 60).until(lambda b: "table-" in b.current_url or
+                                     b.find_elements(By.ID, "error"))
+    return browser.current_url
+
+
+@pytest.mark.slow
+def test_in_a_league_a_table_is_an_accounts_and_counts_against_its_caps(league):
+    """``--league``: a visitor who has not signed in is sent to sign in; a signed-in
+    person's seat is their account's name, and the caps count the account, whichever
+    browser (and visitor cookie) it comes from."""
+    from conftest import chromium
+    from selenium.webdriver.common.by import By
+
+    server, path, _ = league
+    first, second = chromium(), chromium()
+    try:
+        first.get(server.url + "play.html")
+        assert first.find_elements(By.ID, "signin-first")
+        first.find_element(By.ID, "sit").click()  # not signed in: asked to sign in
+        assert "signin.html" in first.current_url
+        assert not [r for r, _ in db.list_seasons(db.connect(f"sqlite:///{path}"))]
+        _sign_in(first, server.url)
+        assert "table-" in _sit(first, server.url)
+        engine = db.connect(f"sqlite:///{path}")
+        (row, _), = db.list_seasons(engine)
+        assert json.loads(row.bots)[0] == "human:ada"  # the account's name, not a typed one
+        assert "table-" in _sit(first, server.url)
+        _sign_in(second, server.url)  # another browser, another visitor cookie: the same ada
+        _sit(second, server.url)
+        assert "you have 2 running tables" in second.find_element(By.ID, "error").text
+    finally:
+        first.quit()
+        second.quit()

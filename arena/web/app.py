@@ -334,10 +334,25 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
         return site.page("play.html", status, games=games, bots=bots, message=message,
                          values=values or {}, challenge=challenge)
 
+    async def player(request, form: dict):
+        """Who opens a table: the visitor - or, in a league (``--league``), the signed-in
+        account, whose name its seat takes and whose caps it counts against (whatever
+        browser or cookie it comes from); None: a league's visitor who has not signed in."""
+        if not league:
+            return visitor(request)
+        account = await run_in_threadpool(site.acting, request)
+        if account is None:
+            return None
+        form["name"] = account.name
+        return f"account:{account.name}"
+
     async def play_post(request):
         form = await _form(request)
+        who = await player(request, form)
+        if who is None:
+            return RedirectResponse("signin.html?next=play.html", 303)
         try:
-            table, token = await run_in_threadpool(_new_table, form, visitor(request))
+            table, token = await run_in_threadpool(_new_table, form, who)
         except ArenaError as e:
             return await run_in_threadpool(play_form, request, str(e), form,
                                            getattr(e, "status", 400))
@@ -402,7 +417,9 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
 
     async def challenge_post(request):
         form = await _form(request)
-        who = visitor(request)
+        who = await player(request, form)
+        if who is None:
+            return RedirectResponse("signin.html?next=challenge.html", 303)
 
         def begin():
             game, variant, seat, person, opponents = _seating(form)
@@ -446,10 +463,14 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
         token = cookie(request, CHALLENGE_COOKIE.format(found.id))
         if not found.owns(token):
             found.next_deal(token)  # refused: not theirs
+        from .league import CURRENT
+
+        account = CURRENT.get() if league else None  # (guarded: who it acts for)
+        who = f"account:{account.name}" if account is not None else visitor(request)
         with site.lock:
-            site.challengers[found.id] = visitor(request)  # (not known after a restart)
-        with site.admitted(visitor(request), len(found.bot_seats) - 1):
-            table = site.hold(found.next_deal(token), visitor(request))
+            site.challengers[found.id] = who  # (not known after a restart)
+        with site.admitted(who, len(found.bot_seats) - 1):
+            table = site.hold(found.next_deal(token), who)
         return _seated(table, token, challenge=found.id)
 
     def table_page(request):
