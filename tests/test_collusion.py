@@ -246,27 +246,40 @@ def cold_pages():
                                      "io_uring-udp", "futex", "flock", "fcntl-lock",
                                      "ofd-lock", "nowait", "read-timing"])
 def test_every_channel_the_colluders_try_is_real_outside_the_sandbox(channel, request):
+    """Each channel, tried by two plain processes, passes the hand: the attack is real. A
+    timed one (read-timing) may read a page wrong on a busy machine, and its read spends
+    its signal: it is tried afresh - the pages put out of memory again - up to three
+    times, as an attacker would."""
+    timed = channel == "read-timing"
     if channel in ("nowait", "read-timing"):
         request.getfixturevalue("cold_pages")
     args = {"folder": str(HOSTILE), "channel": channel, "hand": HAND,
             "prelude": NO_SOCKET if channel == "io_uring-udp" else ""}
-    reader = subprocess.Popen([sys.executable, "-c", READER.format(**args)], text=True,
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    writer = None
-    try:
-        assert reader.stdout.readline() == "ready\n"
-        writer = subprocess.Popen([sys.executable, "-c", WRITER.format(**args)], text=True,
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        assert writer.stdout.readline() == "published\n"
-        out, _ = reader.communicate("go\n", timeout=60)
-        assert out.encode() == HAND + b"\n"
-        writer.communicate("done\n", timeout=60)
-        assert writer.returncode == 0
-    finally:
-        reader.kill()
-        if writer is not None:
-            writer.kill()
-        _collude().cleanup(channel, "unconfined", 2)
+    for attempt in range(3 if timed else 1):
+        if attempt:
+            collude = _collude()
+            collude.evict(collude.page_files())
+        reader = subprocess.Popen([sys.executable, "-c", READER.format(**args)], text=True,
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE)
+        writer = None
+        try:
+            assert reader.stdout.readline() == "ready\n"
+            writer = subprocess.Popen([sys.executable, "-c", WRITER.format(**args)],
+                                      text=True, stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE)
+            assert writer.stdout.readline() == "published\n"
+            out, err = reader.communicate("go\n", timeout=60)
+            writer.communicate("done\n", timeout=60)
+            assert writer.returncode == 0
+            if out.encode() == HAND + b"\n":
+                break
+        finally:
+            reader.kill()
+            if writer is not None:
+                writer.kill()
+            _collude().cleanup(channel, "unconfined", 2)
+    assert out.encode() == HAND + b"\n", err
 
 
 def test_no_process_plays_the_duplicate_of_a_deal_it_has_played():
