@@ -316,3 +316,125 @@ def test_in_a_league_a_table_is_an_accounts_and_counts_against_its_caps(league):
     finally:
         first.quit()
         second.quit()
+
+
+# -- submitting from anywhere: arena submit --to URL --token T -----------------------------
+
+
+def _upload(url: str, token: str | None, filename: str, data: bytes) -> tuple[int, dict]:
+    headers = {"X-Arena-Filename": filename, "Content-Type": "application/octet-stream"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(url + "api/submit", data=data, method="POST",
+                                     headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=300) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        text = e.read()
+        try:
+            return e.code, json.loads(text)
+        except ValueError:
+            return e.code, {"error": text.decode(errors="replace")}
+
+
+def _tar(members) -> bytes:
+    """A gzipped tar of ``(name, bytes or None for a symbolic link)``."""
+    import io
+    import tarfile
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for name, body in members:
+            info = tarfile.TarInfo(name)
+            if body is None:
+                info.type, info.linkname = tarfile.SYMTYPE, "/etc/passwd"
+                tar.addfile(info)
+            else:
+                info.size = len(body)
+                tar.addfile(info, io.BytesIO(body))
+    return buffer.getvalue()
+
+
+@pytest.mark.slow
+def test_authors_submit_from_anywhere_as_their_accounts(league, tmp_path):
+    """A file and a folder sent with ``arena submit --to``: checked in the sandbox and kept
+    as versions of the token's account; another account cannot take the name; without a
+    token, or with a revoked one, nothing is submitted."""
+    from conftest import bot_file
+    from test_store import FOLDER_BOT
+
+    server, path, token = league
+    engine = db.connect(f"sqlite:///{path}")
+    mine = tmp_path / "src" / "filebot.py"
+    mine.parent.mkdir()
+    mine.write_text(bot_file("filebot"))
+    sent = _arena("submit", str(mine), "--to", server.url, "--token", token, "--matches", "1",
+                  path=path)
+    assert sent.returncode == 0, sent.stderr
+    assert sent.stdout.strip() == "filebot@1: accepted, version 1 of filebot (vandtia), by ada"
+    folder = tmp_path / "src" / "folderbot"
+    (folder / "data").mkdir(parents=True)
+    (folder / "folderbot.py").write_text(FOLDER_BOT)
+    (folder / "helper.py").write_text("def pick(legal, weight):\n    return legal[0]\n")
+    (folder / "data" / "weight.txt").write_text("1\n")
+    sent = subprocess.run(  # the token from $ARENA_TOKEN
+        [sys.executable, "-m", "arena", "--db", f"sqlite:///{path}", "submit", str(folder),
+         "--to", server.url, "--matches", "1"], capture_output=True, text=True, timeout=300,
+        env={**os.environ, "ARENA_TOKEN": token})
+    assert sent.returncode == 0 and "folderbot@1: accepted" in sent.stdout, sent.stderr
+    _, bob = accounts.add(engine, "bob")
+    mine.write_text(bot_file("filebot") + "\n# bob's\n")
+    taken = _arena("submit", str(mine), "--to", server.url, "--token", bob, path=path)
+    assert taken.returncode == 2 and taken.stderr.strip().endswith(
+        "refused: the name 'filebot' belongs to ada"), taken.stderr
+    row, spare = accounts.new_token(engine, "ada", "spare")
+    accounts.revoke(engine, row.id)
+    for args, says in ((("--token", spare), "this token is not valid"),
+                       ((), "--to needs --token")):
+        refused = _arena("submit", str(mine), "--to", server.url, *args, path=path)
+        assert refused.returncode == 2 and says in refused.stderr, refused.stderr
+        assert len(refused.stderr.strip().splitlines()) == 1
+    again = _arena("submit", str(mine), "--to", server.url, "--token", token, "--matches", "1",
+                   path=path)
+    assert again.returncode == 0 and "filebot@2: accepted" in again.stdout, again.stderr
+    from arena.leagues import store
+
+    assert sorted((r.name, r.version, r.author) for r in store.versions(engine)) == [
+        ("filebot", 1, "ada"), ("filebot", 2, "ada"), ("folderbot", 1, "ada")]
+
+
+@pytest.mark.slow
+def test_a_hostile_upload_is_refused_with_its_reason_and_nothing_is_kept(league, tmp_path):
+    from conftest import bot_file
+
+    server, path, token = league
+    good = bot_file("evilbot").encode()
+    bomb = _tar([("evilbot/evilbot.py", good), ("evilbot/zeros.bin", bytes(70 << 20))])
+    cases = [
+        ("evilbot.tar.gz", _tar([("evilbot/evilbot.py", good), ("../outside.py", good)]),
+         "a name outside the folder"),
+        ("evilbot.tar.gz", _tar([("/etc/evil.py", good)]), "a name outside the folder"),
+        ("evilbot.tar.gz", _tar([("evilbot/evilbot.py", good), ("evilbot/link", None)]),
+         "is a symbolic link"),
+        ("evilbot.tar.gz", bomb, "larger than 64 MiB"),
+        ("evilbot.tar.gz", b"not an archive", "not a gzipped tar archive"),
+        ("../evilbot.py", good, "an upload is NAME.py"),
+        ("evilbot.sh", good, "an upload is NAME.py"),
+    ]
+    for filename, data, says in cases:
+        status, answer = _upload(server.url, token, filename, data)
+        assert status == 400 and says in answer["error"], (filename, status, answer)
+        assert "Traceback" not in answer["error"]
+    assert _upload(server.url, None, "evilbot.py", good)[0] in (401, 403)  # the guard first
+    try:  # too large: answered 413 as soon as the limit passes, the rest unread
+        status, _ = _upload(server.url, token, "evilbot.py", bytes(65 << 20))
+    except (urllib.error.URLError, ConnectionError):
+        status = 413  # (the connection closed while the client was still sending)
+    assert status == 413
+    assert not (tmp_path / "outside.py").exists() and not (tmp_path.parent / "outside.py").exists()
+    from arena.leagues import store
+
+    assert store.versions(db.connect(f"sqlite:///{path}")) == []
+    kept = store.store_folder(f"sqlite:///{path}")
+    assert not kept.exists() or [p.name for p in kept.iterdir() if p.name != ".staging"] == []

@@ -30,13 +30,28 @@ def _store(registry, create: bool = False):
               "key to give it (default: one is made and shown once). Or $ARENA_KEY.")
 @click.option("--matches", type=click.IntRange(min=1), default=3, show_default=True,
               help="check-bot's matches per game and variant.")
+@click.option("--to", "url", metavar="URL",
+              help="Submit to the league served there (arena serve --league), as the "
+              "account of --token: the name becomes that account's.")
+@click.option("--token", envvar="ARENA_TOKEN", metavar="TOKEN",
+              help="With --to: the account's API token (or $ARENA_TOKEN).")
 @click.pass_obj
-def submit_command(registry, path, author, key, matches) -> None:
+def submit_command(registry, path, author, key, matches, url, token) -> None:
     """Submit a bot - a .py file, a folder or a wheel - to the bot store: staged, listed and
     checked in the sandbox, then kept as the bot's next version (nothing of it is imported,
-    built or installed here). Links, FIFOs and devices in it are refused."""
+    built or installed here). Links, FIFOs and devices in it are refused. With --to, to a
+    league's server instead, which does the same there."""
     from ..leagues import store
 
+    if url is not None:
+        answer = _submit_to(url, token, path)
+        click.echo(f"{answer['name']}@{answer['version']}: " + (
+            f"accepted, version {answer['version']} of {answer['name']} "
+            f"({', '.join(answer['games'])}), by {answer['author']}" if answer["new"] else
+            f"already submitted, the same content as version {answer['version']}"))
+        return
+    if token is not None:
+        raise ArenaError("--token goes with --to URL")
     engine, folder = _store(registry, create=True)
     row, new, made = store.submit(engine, registry, folder, path, author, matches,
                                   say=lambda line: click.echo(line, err=True), key=key)
@@ -49,6 +64,54 @@ def submit_command(registry, path, author, key, matches) -> None:
     if made:
         click.echo(f"key for {row.name}: {made}\n(keep it: a new version of {row.name} needs "
                    "it, with --key or ARENA_KEY; it is not shown again)")
+
+
+def _submit_to(url: str, token: str | None, path: Path) -> dict:
+    """POST ``path`` (a .py file or a wheel as it is, a folder as a gzipped tar of its files)
+    to ``URL/api/submit`` with ``token``; the server's answer."""
+    import io
+    import os
+    import stat
+    import tarfile
+    import urllib.error
+    import urllib.request
+
+    if not token:
+        raise ArenaError("--to needs --token (or $ARENA_TOKEN): an API token of your account")
+    if path.is_symlink() or not path.exists():
+        raise ArenaError(f"{path}: not a file or folder to submit")
+    if path.is_dir():
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+            for here, dirs, names in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+                for name in sorted(dirs + names):
+                    full = Path(here) / name
+                    mode = os.lstat(full).st_mode
+                    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                        raise ArenaError(f"{full}: not a regular file or folder (a link?); "
+                                         "a submission holds only files and folders")
+                    if stat.S_ISREG(mode):
+                        tar.add(full, arcname=str(full.relative_to(path)), recursive=False)
+        data, filename = buffer.getvalue(), path.resolve().name + ".tar.gz"
+    else:
+        data, filename = path.read_bytes(), path.name
+    request = urllib.request.Request(
+        url.rstrip("/") + "/api/submit", data=data, method="POST",
+        headers={"Authorization": f"Bearer {token}", "X-Arena-Filename": filename,
+                 "Content-Type": "application/octet-stream"})
+    try:
+        with urllib.request.urlopen(request, timeout=900) as answer:
+            return json.loads(answer.read())
+    except urllib.error.HTTPError as e:
+        try:
+            why = json.loads(e.read()).get("error") or e.reason
+        except ValueError:
+            why = e.reason
+        raise ArenaError(f"{url}: {why}") from None
+    except (urllib.error.URLError, OSError, ValueError) as e:
+        reason = getattr(e, "reason", e)
+        raise ArenaError(f"cannot reach {url}: {reason}") from None
 
 
 @click.command("key")

@@ -364,8 +364,13 @@ def _key_hash(key: str, salt: bytes | None = None) -> str:
     return f"scrypt${salt.hex()}${digest.hex()}"
 
 
+#: the key hash of a name an account owns (``arena submit --to``): no key matches it, its
+#: account's token alone submits its versions
+ACCOUNT_OWNED = "account"
+
+
 def _key_matches(key: str | None, stored: str) -> bool:
-    if not key:
+    if not key or stored == ACCOUNT_OWNED:
         return False
     _, salt, _ = stored.split("$")
     return hmac.compare_digest(_key_hash(key, bytes.fromhex(salt)), stored)
@@ -400,11 +405,20 @@ def _check_key_text(key: str) -> None:
         raise ArenaError("a key is 16 to 200 printable characters, no spaces around")
 
 
-def _authorise(engine, name: str, author: str, key: str | None) -> tuple[str, str | None]:
+def _authorise(engine, name: str, author: str, key: str | None,
+               account_owned: bool = False) -> tuple[str, str | None]:
     """``(the version's author, a key made now)`` for a submission of ``name``: a new name is
-    the submitter's, with the key given or a new one; an existing one needs its key."""
+    the submitter's, with the key given or a new one; an existing one needs its key. A
+    submission by an account (``account_owned``: its token was shown) needs no key: a name
+    is its first account's, and one submitted before accounts is the account's of its
+    author's name."""
     row = owner(engine, name)
     earlier = versions(engine, name)
+    if account_owned:
+        first = row.author if row is not None else earlier[0].author if earlier else author
+        if first != author:
+            raise ArenaError(f"refused: the name {name!r} belongs to {first}")
+        return author, None
     if row is None and earlier:
         raise ArenaError(f"refused: the name {name!r} belongs to {earlier[0].author} and has "
                          "no key yet; whoever runs the league gives it one ('arena key "
@@ -444,7 +458,8 @@ class Submitted(NamedTuple):
 
 
 def submit(engine, registry: Registry, store: Path, source, author: str | None = None,
-           matches: int = 3, say=lambda line: None, key: str | None = None) -> Submitted:
+           matches: int = 3, say=lambda line: None, key: str | None = None,
+           account_owned: bool = False) -> Submitted:
     """Stage, list, check and keep a submission (``key``: the name's, for a new version, or
     the one to give a new name). ArenaError, with nothing kept, when it is refused."""
     from .conformance import check_bot
@@ -471,7 +486,7 @@ def submit(engine, registry: Registry, store: Path, source, author: str | None =
                              f"({next(iter(bots[name].values())).source})")
         check_name(name, {n.partition("@")[0] for n in bots} | {
             r.name for r in versions(engine)})
-        author, made = _authorise(engine, name, author, key)
+        author, made = _authorise(engine, name, author, key, account_owned)
         earlier = versions(engine, name)
         same = next((r for r in earlier if r.content == content), None)
         if same is not None:
@@ -489,7 +504,7 @@ def submit(engine, registry: Registry, store: Path, source, author: str | None =
         checked = _check(registry, name, games, spec, staging, hashes, options, matches, say,
                          check_bot)
         row = _keep(engine, store, staging, name, author, content, games, spec, options,
-                    hashes, checked, made or key)
+                    hashes, checked, made or key, account_owned)
         return Submitted(row, True, made if row.version == 1 else None)
     finally:
         if staging.exists():
@@ -522,7 +537,7 @@ def _check(registry, name, games, spec, staging, hashes, options, matches, say,
 
 
 def _keep(engine, store, staging, name, author, content, games, spec, options, hashes,
-          checked, key: str | None) -> db.SubmissionRow:
+          checked, key: str | None, account_owned: bool = False) -> db.SubmissionRow:
     """Number the version, move its files into place (read-only) and, for a new name, keep
     its key's hash - one submitter at a time."""
     relative = Path(name) / content[:24]
@@ -539,7 +554,13 @@ def _keep(engine, store, staging, name, author, content, games, spec, options, h
             os.replace(staging, final)
             files.make_read_only(final)
         holder = session.get(db.OwnerRow, name)
-        if holder is None and version == 1 and key is not None:
+        if account_owned:
+            if holder is None:
+                session.add(db.OwnerRow(name=name, author=author, key_hash=ACCOUNT_OWNED))
+            elif holder.author != author:  # taken meanwhile
+                raise ArenaError(f"refused: the name {name!r} was taken by another "
+                                 "submission at the same moment")
+        elif holder is None and version == 1 and key is not None:
             session.add(db.OwnerRow(name=name, author=author, key_hash=_key_hash(key)))
         elif holder is None or not _key_matches(key, holder.key_hash):  # taken meanwhile
             raise ArenaError(f"refused: the name {name!r} was taken by another submission "

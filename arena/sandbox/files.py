@@ -256,3 +256,66 @@ def digest_of(paths) -> str:
 def _signature(path) -> tuple:
     st = os.stat(path)
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+def unpack_upload(filename: str, data: bytes, folder: Path) -> Path:
+    """What ``arena submit --to`` sent, as ``arena submit`` takes it from a disk: a
+    ``NAME.py`` file or a ``NAME.whl`` wheel written as it is, or a folder sent as
+    ``NAME.tar.gz`` unpacked into ``folder/NAME`` - regular files and folders only, every
+    name inside the folder (no absolute path, no ``..``), within ``MAX_FILES``,
+    ``MAX_BYTES`` (unpacked: a gzip bomb stops at the budget) and ``MAX_DEPTH``. The path
+    to submit; Refused, one line, for anything else."""
+    import io
+    import re
+    import tarfile
+
+    match = re.fullmatch(r"([A-Za-z0-9_][A-Za-z0-9_.-]{0,99}?)(\.py|\.whl|\.tar\.gz|\.tgz)",
+                         filename or "")
+    if not match:
+        raise Refused("an upload is NAME.py, NAME.whl or a folder as NAME.tar.gz, not "
+                      f"{(filename or '')[:60]!r}")
+    stem, kind = match.groups()
+    if kind in (".py", ".whl"):
+        path = folder / filename
+        path.write_bytes(data)
+        return path
+    top = folder / stem
+    top.mkdir()
+    budget = Budget()
+    try:
+        archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:gz")
+    except (tarfile.TarError, OSError, EOFError) as e:
+        raise Refused(f"{filename} is not a gzipped tar archive ({e})") from None
+    with archive:
+        try:
+            for member in archive:
+                parts = Path(member.name).parts
+                if member.name.startswith("/") or ".." in parts or not parts:
+                    raise Refused(f"{member.name[:80]!r}: a name outside the folder")
+                if len(parts) > MAX_DEPTH:
+                    raise Refused(f"{member.name[:80]} is more than {MAX_DEPTH} folders deep")
+                target = top.joinpath(*parts)
+                if member.isdir():
+                    target.mkdir(parents=True, exist_ok=True)
+                    continue
+                if not member.isfile():
+                    what = ("a symbolic link" if member.issym() else "a hard link"
+                            if member.islnk() else "not a regular file")
+                    raise Refused(f"{member.name[:80]} is {what}; a submission holds only "
+                                  "files and folders")
+                budget.file(member.name)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                source = archive.extractfile(member)
+                with open(target, "xb") as out:
+                    while chunk := source.read(CHUNK):
+                        budget.spend(len(chunk))
+                        out.write(chunk)
+        except (tarfile.TarError, OSError, EOFError, zlib_error()) as e:
+            raise Refused(f"{filename}: a damaged archive ({e})") from None
+    return top
+
+
+def zlib_error():
+    import zlib
+
+    return zlib.error

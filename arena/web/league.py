@@ -18,6 +18,7 @@ browsers). Sign-up is by invitation (``arena user invite``), or open with
 from __future__ import annotations
 
 import contextvars
+import json
 import threading
 import time
 from urllib.parse import parse_qs
@@ -26,6 +27,8 @@ from ..errors import ArenaError
 from ..leagues import accounts
 
 SESSION = "arena_session"
+#: the largest upload: a submission's own limit (``files.MAX_BYTES``), sent packed
+UPLOAD_MAX = 64 * 1024 * 1024
 FAILURES = 5
 WINDOW = 15 * 60
 #: who the request being answered acts for (the pages' header says so)
@@ -215,6 +218,40 @@ def routes(site, engine, named, signup: bool):
                                            getattr(e, "status", 400))
         return await run_in_threadpool(account_page, request, made, said)
 
+    async def submit(request):
+        """``arena submit FILE --to URL --token T``: the file (or a folder as a gzipped tar,
+        a wheel) as the body, its name in ``X-Arena-Filename``; acts for the API token
+        alone (never a cookie). Staged, checked in the sandbox and kept as ``arena
+        submit`` keeps one, as the token's account's: a name is its first account's."""
+        import shutil
+        import tempfile
+        from pathlib import Path
+
+        from ..leagues import store
+        from ..sandbox import files
+
+        try:
+            account = await run_in_threadpool(accounts.authenticate, engine, bearer(request))
+        except ArenaError as e:
+            return JSONResponse({"error": str(e)}, getattr(e, "status", 401))
+        data = await request.body()
+        folder = Path(tempfile.mkdtemp(prefix="arena-upload-"))
+
+        def take():
+            path = files.unpack_upload(request.headers.get("x-arena-filename", ""), data,
+                                       folder)
+            home = store.store_folder(site.registry.db_url, site.registry.store)
+            return store.submit(engine, site.registry, home, path, account.name,
+                                account_owned=True)
+        try:
+            row, new, _ = await run_in_threadpool(take)
+        except ArenaError as e:
+            return JSONResponse({"error": str(e)}, getattr(e, "status", 400))
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        return JSONResponse({"name": row.name, "version": row.version, "new": new,
+                             "author": row.author, "games": json.loads(row.games)})
+
     def me(request):
         try:
             who = acting(request)
@@ -234,6 +271,7 @@ def routes(site, engine, named, signup: bool):
         Route("/account.html", account_page, methods=["GET"]),
         Route("/account.html", account_post, methods=["POST"]),
         Route("/api/me", me, methods=["GET"]),
+        Route("/api/submit", submit, methods=["POST"], max_body_size=UPLOAD_MAX),
     ]
 
 
