@@ -339,7 +339,8 @@ def _upload(url: str, token: str | None, filename: str, data: bytes) -> tuple[in
 
 
 def _tar(members) -> bytes:
-    """A gzipped tar of ``(name, bytes or None for a symbolic link)``."""
+    """A gzipped tar of ``(name, bytes or None for a symbolic link)``; a name ending in
+    ``/`` is a folder."""
     import io
     import tarfile
 
@@ -349,6 +350,9 @@ def _tar(members) -> bytes:
             info = tarfile.TarInfo(name)
             if body is None:
                 info.type, info.linkname = tarfile.SYMTYPE, "/etc/passwd"
+                tar.addfile(info)
+            elif name.endswith("/"):
+                info.type = tarfile.DIRTYPE
                 tar.addfile(info)
             else:
                 info.size = len(body)
@@ -418,6 +422,8 @@ def test_a_hostile_upload_is_refused_with_its_reason_and_nothing_is_kept(league,
         ("evilbot.tar.gz", _tar([("evilbot/evilbot.py", good), ("evilbot/link", None)]),
          "is a symbolic link"),
         ("evilbot.tar.gz", bomb, "larger than 64 MiB"),
+        ("evilbot.tar.gz", _tar([(f"evilbot/d{i}/", b"") for i in range(2100)]),
+         "more than 2000 files"),  # folders count: no archive of endless folders
         ("evilbot.tar.gz", b"not an archive", "not a gzipped tar archive"),
         ("../evilbot.py", good, "an upload is NAME.py"),
         ("evilbot.sh", good, "an upload is NAME.py"),

@@ -262,7 +262,8 @@ def unpack_upload(filename: str, data: bytes, folder: Path) -> Path:
     """What ``arena submit --to`` sent, as ``arena submit`` takes it from a disk: a
     ``NAME.py`` file or a ``NAME.whl`` wheel written as it is, or a folder sent as
     ``NAME.tar.gz`` unpacked into ``folder/NAME`` - regular files and folders only, every
-    name inside the folder (no absolute path, no ``..``), within ``MAX_FILES``,
+    name inside the folder (no absolute path, no ``..``), within ``MAX_FILES`` (its
+    folders counted too),
     ``MAX_BYTES`` (unpacked: a gzip bomb stops at the budget) and ``MAX_DEPTH``. The path
     to submit; Refused, one line, for anything else."""
     import io
@@ -295,6 +296,7 @@ def unpack_upload(filename: str, data: bytes, folder: Path) -> Path:
                 if len(parts) > MAX_DEPTH:
                     raise Refused(f"{member.name[:80]} is more than {MAX_DEPTH} folders deep")
                 target = top.joinpath(*parts)
+                budget.file(member.name)  # a folder counts too: no archive of a million
                 if member.isdir():
                     target.mkdir(parents=True, exist_ok=True)
                     continue
@@ -303,7 +305,6 @@ def unpack_upload(filename: str, data: bytes, folder: Path) -> Path:
                             if member.islnk() else "not a regular file")
                     raise Refused(f"{member.name[:80]} is {what}; a submission holds only "
                                   "files and folders")
-                budget.file(member.name)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 source = archive.extractfile(member)
                 with open(target, "xb") as out:
