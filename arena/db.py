@@ -27,7 +27,7 @@ from . import DEFAULT_DB as DEFAULT_URL
 from .errors import ArenaError, masked
 from .referee import ASKING
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 #: The names of the seasons that hold a person's match (``arena.leagues.humans``).
 HUMAN_SEASONS = "human/"
 #: The label of a match of bots played for people to watch (``human/.../watch-N``,
@@ -222,6 +222,25 @@ class InvitationRow(SQLModel, table=True):
     used_by: str | None = None
 
 
+class UploadRow(SQLModel, table=True):
+    """A submission sent to a league's server, waiting for its check or checked (schema 12,
+    ``arena.leagues.uploads``): whose, the file's name, where its bytes wait (a path under
+    the store's ``.uploads``, removed once checked), ``waiting`` / ``checking`` / ``kept`` /
+    ``refused``, the one line saying why, and the version it became."""
+
+    __tablename__ = "uploads"
+    id: int | None = Field(default=None, primary_key=True)
+    account: str = Field(index=True)
+    filename: str
+    size: int
+    path: str
+    status: str = Field(default="waiting", index=True)
+    message: str | None = None
+    bot: str | None = None  # NAME@VERSION, once kept
+    created_at: datetime = Field(default_factory=now)
+    updated_at: datetime = Field(default_factory=now)
+
+
 class KeptCodeRow(SQLModel, table=True):
     """The code a season began with, for a bots folder's bot (schema 9): a single file's
     name and bytes, or an executable's files as one archive, ``MANIFEST.toml.tar``
@@ -288,10 +307,15 @@ def _schema_11(conn) -> None:
     """The accounts, their tokens and invitations, which ``create_all`` has just made."""
 
 
+def _schema_12(conn) -> None:
+    """The uploads waiting for their check, which ``create_all`` has just made."""
+
+
 # (version, callable(connection)), in order
 MIGRATIONS: list = [(2, _schema_2), (3, _schema_3), (4, _schema_4), (5, _schema_5),
                     (6, _schema_6), (7, _schema_7), (8, _schema_8), (9, _schema_9),
-                    (10, _schema_10), (11, _schema_11)]
+                    (10, _schema_10), (11, _schema_11),
+                    (12, _schema_12)]
 
 
 def _sqlite_pragmas(dbapi_connection, _record):

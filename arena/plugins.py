@@ -195,6 +195,12 @@ class Registry:
         self.submitted = None
         self.latest: dict[str, str] = {}  # submitted NAME -> NAME@VERSION of its latest
 
+    def refresh(self) -> Registry:
+        """Forget the bots listed so far, so that the next use lists them again (versions
+        submitted meanwhile); the games stay."""
+        self._bots, self.latest, self.broken = None, {}, {}
+        return self
+
     # -- games ---------------------------------------------------------------------------
 
     def games(self) -> dict:

@@ -57,7 +57,16 @@ class Match:
     players: list[str]
     actions: list = field(default_factory=list)
     result: Result | None = None
-    logs: dict[int, str] = field(default_factory=dict)  # a faulty seat's log tail
+    #: seat -> the end of what its bot wrote in the match (``LOG_TAIL`` characters): a
+    #: faulty seat's as it faulted, every other's as the match ended (none: wrote nothing)
+    logs: dict[int, str] = field(default_factory=dict)
+
+    def keep_logs(self, tails) -> None:
+        """Keep ``tails`` (seat -> the end of what it wrote) for the seats that did not
+        fault (a faulty seat's log is the one it faulted with)."""
+        for seat, text in tails:
+            if text and seat not in self.logs:
+                self.logs[seat] = text
 
     def stored(self, fixture: int, duration: float, move_times: dict | None = None) -> dict:
         """The match as a season's results hold it (``db.store_results``): fixture

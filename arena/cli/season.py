@@ -486,8 +486,17 @@ def leaderboard(registry, game, variant, players, season_name, fmt, all_versions
 @click.option("--verify", is_flag=True, help="Re-play from the seed and compare the result.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the match as JSON (each action with its seat) instead.")
+@click.option("--logs", is_flag=True,
+              help="Show what each bot wrote in the match (the end of its stdout and stderr), "
+              "not only a faulty one's.")
+@click.option("--from", "url", metavar="URL",
+              help="A match of the league served there (arena serve --league), as the "
+              "account of --token: its own bots' logs alone.")
+@click.option("--token", envvar="ARENA_TOKEN", metavar="TOKEN",
+              help="With --from: your account's API token (or $ARENA_TOKEN).")
 @click.pass_obj
-def replay_command(registry, match_id, seat, omniscient, verify, as_json) -> None:
+def replay_command(registry, match_id, seat, omniscient, verify, as_json, logs, url,
+                   token) -> None:
     """Show a stored match again (and check it reproduces with --verify)."""
     from .. import db
     from ..games import Result
@@ -496,44 +505,71 @@ def replay_command(registry, match_id, seat, omniscient, verify, as_json) -> Non
     from ..views.exports import fixture_seed, match_record, verify_match
     from ..views.transcript import print_renderable, render_transcript
 
-    match_row, season_row, seats = db.get_match(_engine(registry), match_id)
-    game = registry.game(season_row.game)
-    actions = json.loads(match_row.replay)
-    names = [s.bot for s in seats]
+    if url is not None:
+        record = _remote_match(url, token, match_id)
+        game = registry.game(record["game"])
+        season_row = match_row = None
+        logged = {int(k): v for k, v in (record.pop("logs", None) or {}).items()}
+    else:
+        if token is not None:
+            raise ArenaError("--token goes with --from URL")
+        match_row, season_row, seats = db.get_match(_engine(registry), match_id)
+        game = registry.game(season_row.game)
+        result = Result([s.rank for s in seats], [s.score for s in seats], match_row.reason,
+                        match_row.moves, [s.fault for s in seats])
+        record = match_record(game, season_row.variant, match_row.seed, [s.bot for s in seats],
+                              result.to_json(), json.loads(match_row.replay), type="match",
+                              match=match_id, season=season_row.name,
+                              fixture=match_row.fixture)
+        logged = {s.seat: s.log for s in seats if s.log}
+    names, result = record["seats"], Result(**record["result"])
     if seat is not None and seat >= len(names):
         raise ArenaError(f"match {match_id} has seats 0-{len(names) - 1}")
-    result = Result([s.rank for s in seats], [s.score for s in seats], match_row.reason,
-                    match_row.moves, [s.fault for s in seats])
-    record = match_record(game, season_row.variant, match_row.seed, names, result.to_json(),
-                          actions, type="match", match=match_id, season=season_row.name,
-                          fixture=match_row.fixture)
     if as_json:
-        record["logs"] = {str(s.seat): s.log for s in seats if s.log}
+        record["logs"] = {str(k): v for k, v in sorted(logged.items())}
         click.echo(json.dumps(record, indent=2, ensure_ascii=False))
     else:
-        match = Match(game.name, season_row.variant, match_row.seed, names, actions, result)
-        state = replay(game, season_row.variant, len(names), match_row.seed, actions,
+        actions = [a["action"] for a in record["actions"]]
+        match = Match(game.name, record["variant"], record["deal_seed"], names, actions, result)
+        state = replay(game, record["variant"], len(names), record["deal_seed"], actions,
                        record=True)
         print_renderable(render_transcript(match, state.events, omniscient, viewer=seat))
-        for s in seats:
-            if s.fault and s.log:
-                click.echo(f"seat {s.seat} ({s.bot}) {s.fault}; the end of its log:\n"
-                           + s.log.rstrip())
+        for n, log in sorted(logged.items()):
+            fault = result.faults[n]
+            if fault:
+                click.echo(f"seat {n} ({names[n]}) {fault}; the end of its log:\n"
+                           + log.rstrip())
+            elif logs:
+                click.echo(f"seat {n} ({names[n]}) wrote (the end of it):\n" + log.rstrip())
+        if logs and not logged:
+            click.echo("no bot wrote anything in this match" if url is None else
+                       "none of your bots wrote anything in this match")
     if not verify:
         return
     out = sys.stderr if as_json else sys.stdout
-    if match_row.reason == "suspended":
+    if record["result"]["reason"] == "suspended":
         click.echo(f"match {match_id}: not played (a bot was suspended), nothing to verify",
                    file=out)
         return
     why = verify_match(game, record)
-    if why is None and season_row.secret is not None and match_row.seed != fixture_seed(
-            league.definition(season_row), match_row.fixture):
+    if why is None and season_row is not None and season_row.secret is not None and \
+            match_row.seed != fixture_seed(league.definition(season_row), match_row.fixture):
         why = "its deal seed does not follow from the season's seed and secret"
     if why:
         click.echo(f"match {match_id}: {why}", err=True)
         sys.exit(1)
     click.echo(f"match {match_id}: verified, the replay gives the stored result", file=out)
+
+
+def _remote_match(url: str, token: str | None, match_id: int) -> dict:
+    """Match ``match_id`` of the league served at ``url``, as ``token``'s account sees it."""
+    import urllib.request
+
+    from .store import _ask
+
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return _ask(urllib.request.Request(f"{url.rstrip('/')}/api/match/{match_id}",
+                                       headers=headers), url)
 
 
 @click.command("verify")

@@ -17,8 +17,11 @@ import click
               "each with API tokens (docs/serving.md).")
 @click.option("--signup", is_flag=True,
               help="With --league: anyone may make an account (default: by invitation).")
+@click.option("--ladder", "ladders", multiple=True, metavar="GAME",
+              help="With --league: start a ladder worker for GAME's ladder beside the server "
+              "(arena ladder GAME --serve; repeatable), stopped with it.")
 @click.pass_obj
-def serve_command(registry, host, port, max_tables, league, signup) -> None:
+def serve_command(registry, host, port, max_tables, league, signup, ladders) -> None:
     """Serve the leagues on the web: leaderboards, seasons and replays always current, a
     running season followed live, and tables where you play bots in the browser
     (docs/serving.md). Ctrl-C stops it; a match at a table goes on when it starts again."""
@@ -30,14 +33,40 @@ def serve_command(registry, host, port, max_tables, league, signup) -> None:
     def ready(url: str) -> None:
         click.echo(f"arena: serving {url} (Ctrl-C stops)", err=True)
 
+    workers = []
     try:
-        if signup and not league:
+        if (signup or ladders) and not league:
             from ..errors import ArenaError
 
-            raise ArenaError("--signup goes with --league")
+            raise ArenaError("--signup and --ladder go with --league")
+        for game in ladders:
+            registry.game(game)  # an unknown game: one line, before anything starts
+        workers = [_ladder_worker(registry, game) for game in ladders]
         serve(engine, registry, host, port, ready=ready, max_tables=max_tables,
               league=league, signup=signup)
     except KeyboardInterrupt:  # uvicorn stops on Ctrl-C, then raises it again: the end asked
         pass
+    finally:
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            worker.wait()
     click.echo("arena: stopped; a match at a table goes on where it was when the server "
                "starts again", err=True)
+
+
+def _ladder_worker(registry, game: str):
+    """``arena ladder GAME --serve`` as a process of its own, on this server's database,
+    store and bots folders (given through the environment: a database URL's password never
+    shows in a process list)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "ARENA_DB": registry.db_url}
+    if registry.store:
+        env["ARENA_STORE"] = str(registry.store)
+    if registry.bots_dirs:
+        env["ARENA_BOTS_DIR"] = os.pathsep.join(str(d) for d in registry.bots_dirs)
+    return subprocess.Popen([sys.executable, "-m", "arena", "ladder", game, "--serve"],
+                            env=env, stdin=subprocess.DEVNULL)

@@ -44,11 +44,12 @@ def submit_command(registry, path, author, key, matches, url, token) -> None:
     from ..leagues import store
 
     if url is not None:
-        answer = _submit_to(url, token, path)
-        click.echo(f"{answer['name']}@{answer['version']}: " + (
-            f"accepted, version {answer['version']} of {answer['name']} "
-            f"({', '.join(answer['games'])}), by {answer['author']}" if answer["new"] else
-            f"already submitted, the same content as version {answer['version']}"))
+        answer = _submit_to(url, token, path, say=lambda line: click.echo(line, err=True))
+        if answer["status"] == "refused":
+            raise ArenaError(answer["message"])
+        click.echo(f"{answer['bot']}: {answer['message']}")
+        click.echo(f"(upload {answer['id']}; its placement shows on {url.rstrip('/')}/"
+                   "mine.html)", err=True)
         return
     if token is not None:
         raise ArenaError("--token goes with --to URL")
@@ -66,14 +67,14 @@ def submit_command(registry, path, author, key, matches, url, token) -> None:
                    "it, with --key or ARENA_KEY; it is not shown again)")
 
 
-def _submit_to(url: str, token: str | None, path: Path) -> dict:
+def _submit_to(url: str, token: str | None, path: Path, say=lambda line: None) -> dict:
     """POST ``path`` (a .py file or a wheel as it is, a folder as a gzipped tar of its files)
-    to ``URL/api/submit`` with ``token``; the server's answer."""
+    to ``URL/api/submit`` with ``token``, then follow the upload until its check is done;
+    the upload as the server last gave it (``kept`` or ``refused``)."""
     import io
     import os
     import stat
     import tarfile
-    import urllib.error
     import urllib.request
 
     if not token:
@@ -96,10 +97,27 @@ def _submit_to(url: str, token: str | None, path: Path) -> dict:
         data, filename = buffer.getvalue(), path.resolve().name + ".tar.gz"
     else:
         data, filename = path.read_bytes(), path.name
-    request = urllib.request.Request(
-        url.rstrip("/") + "/api/submit", data=data, method="POST",
+    base = url.rstrip("/")
+    answer = _ask(urllib.request.Request(
+        base + "/api/submit", data=data, method="POST",
         headers={"Authorization": f"Bearer {token}", "X-Arena-Filename": filename,
-                 "Content-Type": "application/octet-stream"})
+                 "Content-Type": "application/octet-stream"}), url)
+    say(f"upload {answer['id']}: sent, waiting for its check")
+    wait = 0.2
+    while answer["status"] in ("waiting", "checking"):  # the server checks it, then says
+        time.sleep(wait)
+        wait = min(wait * 1.5, 2.0)
+        answer = _ask(urllib.request.Request(
+            f"{base}/api/uploads/{answer['id']}",
+            headers={"Authorization": f"Bearer {token}"}), url)
+    return answer
+
+
+def _ask(request, url: str) -> dict:
+    """A league server's JSON answer; ArenaError, its one line, for a refusal."""
+    import urllib.error
+    import urllib.request
+
     try:
         with urllib.request.urlopen(request, timeout=900) as answer:
             return json.loads(answer.read())
@@ -153,20 +171,29 @@ def withdraw_command(registry, name) -> None:
 @click.option("--watch", "inbox", type=click.Path(path_type=Path), metavar="DIR",
               help="Keep going: place whatever is submitted, or dropped into DIR (then moved "
               "to DIR/accepted or DIR/refused), until Ctrl-C.")
+@click.option("--serve", "serving", is_flag=True,
+              help="Keep going as a league's ladder worker (arena serve --league): check "
+              "the uploads waiting and place every version, until Ctrl-C. Run as many as you "
+              "like, on one machine or several sharing a PostgreSQL league: each claims its "
+              "work through the database.")
 @click.option("--poll", type=click.FloatRange(min=0.05), default=2.0, show_default=True,
-              help="With --watch: seconds between looks at DIR and the store.")
+              help="With --watch or --serve: seconds between looks at the store.")
 @click.option("--all-versions", is_flag=True, help="Show every version, not the latest.")
 @click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: cores).")
+@click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
+              show_default=True, help="Where placements' matches run.")
+@click.option("--scheduler", metavar="ADDRESS", help="The Dask scheduler (tcp://HOST:8786).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
 @secret_options
 @click.pass_obj
-def ladder_command(registry, game, variant, players, named, deals, seed, inbox, poll,
-                   all_versions, workers, fmt, secret_from, public_seed) -> None:
+def ladder_command(registry, game, variant, players, named, deals, seed, inbox, serving, poll,
+                   all_versions, workers, executor, scheduler, fmt, secret_from,
+                   public_seed) -> None:
     """Place every submitted version of GAME's bots not yet placed (in submission order,
     against the ladder as it stood), then show the ladder's ratings."""
     from ..leagues import ladder as ladders
-    from ..leagues import store
+    from ..leagues import league, store, uploads
     from ..leagues.inbox import Inbox
     from ..plugins import split_entrants
 
@@ -185,13 +212,18 @@ def ladder_command(registry, game, variant, players, named, deals, seed, inbox, 
     if inbox is not None and not inbox.is_dir():
         raise ArenaError(f"--watch: no folder {inbox}")
     watched = Inbox(inbox, say) if inbox is not None else None
+    pool = league.make_executor(executor, workers, scheduler)
     try:
         while True:
             if watched is not None:
                 watched.take(lambda path, key: store.submit(
-                    engine, _fresh(registry), folder, path, say=say, key=key))
-            ladders.place(engine, _fresh(registry), spec, workers=workers, say=say)
-            if watched is None:
+                    engine, registry.refresh(), folder, path, say=say, key=key))
+            if serving:
+                while uploads.check_next(engine, registry, folder, say=say) is not None:
+                    pass
+            ladders.place(engine, registry.refresh(), spec, executor=pool, workers=workers,
+                          say=say)
+            if watched is None and not serving:
                 break
             time.sleep(poll)
     except KeyboardInterrupt:
@@ -200,13 +232,9 @@ def ladder_command(registry, game, variant, players, named, deals, seed, inbox, 
     finally:
         if watched is not None:
             watched.close()
-    _show(engine, _fresh(registry), spec, all_versions, fmt)
-
-
-def _fresh(registry):
-    """The registry again, so that versions submitted meanwhile are known."""
-    registry._bots, registry.latest, registry.broken = None, {}, {}
-    return registry
+        if pool is not None:
+            pool.shutdown()
+    _show(engine, registry.refresh(), spec, all_versions, fmt)
 
 
 def _show(engine, registry, spec, all_versions: bool, fmt: str) -> None:

@@ -346,6 +346,7 @@ def _play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits
             start = time.perf_counter()
             match, _ = play_match(game, variant, bots, fx.seed, list(fx.seats), secret=secret)
             duration = time.perf_counter() - start
+            match.keep_logs((seat, b.log_tail()) for seat, b in enumerate(bots))
             out.append(match.stored(fx.index, duration,
                                     {seat: b.move_times for seat, b in enumerate(bots)}))
     finally:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import zlib
 from pathlib import Path
 
 from ..errors import ArenaError
@@ -258,6 +259,19 @@ def _signature(path) -> tuple:
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
+def upload_name(filename: str) -> tuple[str, str]:
+    """An upload's name, ``NAME.py``, ``NAME.whl`` or ``NAME.tar.gz`` (``.tgz``), as its stem
+    and kind; Refused, one line, for any other."""
+    import re
+
+    match = re.fullmatch(r"([A-Za-z0-9_][A-Za-z0-9_.-]{0,99}?)(\.py|\.whl|\.tar\.gz|\.tgz)",
+                         filename or "")
+    if not match:
+        raise Refused("an upload is NAME.py, NAME.whl or a folder as NAME.tar.gz, not "
+                      f"{(filename or '')[:60]!r}")
+    return match.group(1), match.group(2)
+
+
 def unpack_upload(filename: str, data: bytes, folder: Path) -> Path:
     """What ``arena submit --to`` sent, as ``arena submit`` takes it from a disk: a
     ``NAME.py`` file or a ``NAME.whl`` wheel written as it is, or a folder sent as
@@ -267,15 +281,9 @@ def unpack_upload(filename: str, data: bytes, folder: Path) -> Path:
     ``MAX_BYTES`` (unpacked: a gzip bomb stops at the budget) and ``MAX_DEPTH``. The path
     to submit; Refused, one line, for anything else."""
     import io
-    import re
     import tarfile
 
-    match = re.fullmatch(r"([A-Za-z0-9_][A-Za-z0-9_.-]{0,99}?)(\.py|\.whl|\.tar\.gz|\.tgz)",
-                         filename or "")
-    if not match:
-        raise Refused("an upload is NAME.py, NAME.whl or a folder as NAME.tar.gz, not "
-                      f"{(filename or '')[:60]!r}")
-    stem, kind = match.groups()
+    stem, kind = upload_name(filename)
     if kind in (".py", ".whl"):
         path = folder / filename
         path.write_bytes(data)
@@ -311,12 +319,6 @@ def unpack_upload(filename: str, data: bytes, folder: Path) -> Path:
                     while chunk := source.read(CHUNK):
                         budget.spend(len(chunk))
                         out.write(chunk)
-        except (tarfile.TarError, OSError, EOFError, zlib_error()) as e:
+        except (tarfile.TarError, OSError, EOFError, zlib.error) as e:
             raise Refused(f"{filename}: a damaged archive ({e})") from None
     return top
-
-
-def zlib_error():
-    import zlib
-
-    return zlib.error

@@ -420,6 +420,7 @@ def _actions(proc: Shared, answer: dict, lives: list) -> dict:
 
 
 def _result(live: Live, match) -> dict:
+    match.keep_logs((seat, log.tail()) for seat, log in live.logs.items())
     return match.stored(live.fx.index, live.duration, live.times)
 
 
@@ -431,6 +432,7 @@ def _alone(game, variant: str, fx, entry, limits: Limits, secret: str) -> dict:
     start = _clock()
     try:
         match, _ = play_match(game, variant, bots, fx.seed, list(fx.seats), secret=secret)
+        match.keep_logs((seat, bot.log_tail()) for seat, bot in enumerate(bots))
     finally:
         for bot in bots:
             bot.close()

@@ -288,7 +288,42 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
             raise
         except ArenaError as e:
             raise tables.TableError(str(e), 404) from None
+        seats = shown_logs(seats)
         return site.page("match.html", **report.match_context(engine, registry, m, row, seats))
+
+    def shown_logs(seats):
+        """The seats with the logs the request may see: in a league, its own bots' alone."""
+        if not league:
+            return seats
+        from ..leagues import authors
+        from .league import CURRENT
+
+        who = CURRENT.get()
+        shown = authors.visible_logs(seats, authors.names(engine, who.name)
+                                     if who is not None else set())
+        return [s.model_copy(update={"log": log}) for s, log in zip(seats, shown, strict=True)]
+
+    def match_json(request):
+        """A stored match as ``arena replay --json`` gives it (``arena replay ID --from
+        URL``), with the logs the asker may see."""
+        from ..games import Result
+        from ..views.exports import match_record
+
+        try:
+            m, row, seats = db.get_match(engine, number(request))
+        except tables.TableError:
+            raise
+        except ArenaError as e:
+            raise tables.TableError(str(e), 404) from None
+        seats = shown_logs(seats)
+        record = match_record(registry.game(row.game), row.variant, m.seed,
+                              [s.bot for s in seats],
+                              Result([s.rank for s in seats], [s.score for s in seats],
+                                     m.reason, m.moves, [s.fault for s in seats]).to_json(),
+                              json.loads(m.replay), type="match", match=m.id, season=row.name,
+                              fixture=m.fixture)
+        record["logs"] = {str(s.seat): s.log for s in seats if s.log}
+        return JSONResponse(record)
 
     def season_live(request):
         context, row = site.season(number(request))
@@ -571,6 +606,7 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
         Route("/challenge-{id}.html", guarded(challenge_page)),
         Route("/challenge-{id}-next", guarded(challenge_next), methods=["POST"]),
         Route("/api/season/{id}", guarded(season_live, as_json=True)),
+        Route("/api/match/{id}", guarded(match_json, as_json=True)),
         Route("/api/table/{id}", guarded(table_state, as_json=True)),
         Route("/api/table/{id}/move", table_move, methods=["POST"]),
         Route("/api/table/{id}/abandon", guarded(table_abandon, as_json=True),
@@ -586,7 +622,12 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
         routes[-1:-1] = signing.routes(site, engine, named, signup)
     @contextlib.asynccontextmanager
     async def lifespan(app):
+        checker = getattr(site, "checker", None)  # a league's uploads (arena.web.league)
+        if checker is not None:
+            checker.start()
         yield
+        if checker is not None:
+            checker.stop()
         site.close()  # the bots of tables still open; their matches stay as stored
 
     app = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found},

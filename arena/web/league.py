@@ -18,7 +18,6 @@ browsers). Sign-up is by invitation (``arena user invite``), or open with
 from __future__ import annotations
 
 import contextvars
-import json
 import threading
 import time
 from urllib.parse import parse_qs
@@ -31,16 +30,20 @@ SESSION = "arena_session"
 UPLOAD_MAX = 64 * 1024 * 1024
 FAILURES = 5
 WINDOW = 15 * 60
+#: uploads per account and per address in ``UPLOAD_WINDOW`` seconds, kept or refused
+UPLOADS = 30
+UPLOAD_WINDOW = 60 * 60
 #: who the request being answered acts for (the pages' header says so)
 CURRENT: contextvars.ContextVar = contextvars.ContextVar("arena_account", default=None)
 
 
 class Limiter:
-    """Failed sign-ins per key (an address, a name): at most ``FAILURES`` in ``WINDOW``
-    seconds, then refused (429) until the oldest is that old."""
+    """Events per key (an address, a name, an account): at most ``failures`` in ``window``
+    seconds, then refused (429) until the oldest is that old; ``what`` names them."""
 
-    def __init__(self, failures: int = FAILURES, window: float = WINDOW):
-        self.failures, self.window = failures, window
+    def __init__(self, failures: int = FAILURES, window: float = WINDOW,
+                 what: str = "failed sign-ins from here or for this name"):
+        self.failures, self.window, self.what = failures, window, what
         self.seen: dict[str, list[float]] = {}
         self.lock = threading.Lock()
 
@@ -52,8 +55,8 @@ class Limiter:
                 self.seen[key] = recent
                 if len(recent) >= self.failures:
                     wait = int(self.window - (now - recent[0])) // 60 + 1
-                    raise accounts.AuthError(f"too many failed sign-ins from here or for "
-                                             f"this name: try again in {wait} minutes", 429)
+                    raise accounts.AuthError(f"too many {self.what}: try again in {wait} "
+                                             "minutes", 429)
 
     def fail(self, keys) -> None:
         now = time.monotonic()
@@ -63,6 +66,43 @@ class Limiter:
             if len(self.seen) > 100_000:  # forget the oldest keys, never grow without end
                 for key in list(self.seen)[:50_000]:
                     del self.seen[key]
+
+
+class Checker:
+    """The server's own checker of uploads (``arena.leagues.uploads``): a thread that looks
+    as soon as an upload arrives, and every ``poll`` seconds (for an upload another server of
+    the league took, or one a checker killed half-way left). ``arena ladder GAME --serve``
+    checks them too: whichever claims an upload first checks it."""
+
+    def __init__(self, engine, registry, store, poll: float = 2.0):
+        self.engine, self.registry, self.store, self.poll = engine, registry, store, poll
+        self.wake, self.stopping = threading.Event(), threading.Event()
+        self.thread = threading.Thread(target=self.run, name="arena-upload-checker",
+                                       daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.wake.set()
+
+    def run(self) -> None:
+        import logging
+
+        from ..leagues import uploads
+
+        log = logging.getLogger("arena.uploads")
+        while not self.stopping.is_set():
+            try:
+                row = uploads.check_next(self.engine, self.registry, self.store(),
+                                         say=log.info)
+            except ArenaError as e:  # the store or the database: said, and tried again
+                log.warning("checking uploads: %s", e)
+                row = None
+            if row is None:
+                self.wake.wait(self.poll)
+                self.wake.clear()
 
 
 def bearer(request) -> str | None:
@@ -118,8 +158,7 @@ def routes(site, engine, named, signup: bool):
         fields = await form(request)
         name, password = fields.get("name", "").strip(), fields.get("password", "")
         after = _next(fields.get("next"))
-        address = request.client.host if request.client else ""
-        keys = [f"address:{address}", f"name:{name.lower()[:40]}"]
+        keys = [f"address:{_address(request)}", f"name:{name.lower()[:40]}"]
 
         def attempt():
             limiter.check(keys)
@@ -218,39 +257,82 @@ def routes(site, engine, named, signup: bool):
                                            getattr(e, "status", 400))
         return await run_in_threadpool(account_page, request, made, said)
 
-    async def submit(request):
-        """``arena submit FILE --to URL --token T``: the file (or a folder as a gzipped tar,
-        a wheel) as the body, its name in ``X-Arena-Filename``; acts for the API token
-        alone (never a cookie). Staged, checked in the sandbox and kept as ``arena
-        submit`` keeps one, as the token's account's: a name is its first account's."""
-        import shutil
-        import tempfile
-        from pathlib import Path
-
+    def home():
         from ..leagues import store
-        from ..sandbox import files
+
+        return store.store_folder(site.registry.db_url, site.registry.store)
+
+    site.checker = Checker(engine, site.registry, home)
+    sent = Limiter(UPLOADS, UPLOAD_WINDOW, "uploads from this account or address")
+
+    async def submit(request):
+        """An upload: the file (a ``.py``, a wheel, a folder as a gzipped tar) as the body,
+        its name in ``X-Arena-Filename``, for the API token it is sent with (``arena submit
+        --to``) or the signed-in browser (the upload form, which the guard checks as any
+        change). Unpacked at once (what is no upload is refused, 400, nothing kept), kept,
+        and answered 202 with the upload's number; the check follows (``Checker``)."""
+        from ..leagues import authors, uploads
 
         try:
-            account = await run_in_threadpool(accounts.authenticate, engine, bearer(request))
+            account = await run_in_threadpool(acting, request)
+            if account is None:
+                raise accounts.AuthError("sign in, or give a token (Authorization: Bearer "
+                                         "TOKEN)", 401)
+            keys = [f"account:{account.name}", f"address:{_address(request)}"]
+            sent.check(keys)  # before a byte of the body is read
         except ArenaError as e:
             return JSONResponse({"error": str(e)}, getattr(e, "status", 401))
         data = await request.body()
-        folder = Path(tempfile.mkdtemp(prefix="arena-upload-"))
 
         def take():
-            path = files.unpack_upload(request.headers.get("x-arena-filename", ""), data,
-                                       folder)
-            home = store.store_folder(site.registry.db_url, site.registry.store)
-            return store.submit(engine, site.registry, home, path, account.name,
-                                account_owned=True)
+            sent.check(keys)
+            sent.fail(keys)  # every upload counts, kept or refused
+            return uploads.enqueue(engine, home(), account.name,
+                                   request.headers.get("x-arena-filename", ""), data)
         try:
-            row, new, _ = await run_in_threadpool(take)
+            row = await run_in_threadpool(take)
         except ArenaError as e:
             return JSONResponse({"error": str(e)}, getattr(e, "status", 400))
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
-        return JSONResponse({"name": row.name, "version": row.version, "new": new,
-                             "author": row.author, "games": json.loads(row.games)})
+        site.checker.wake.set()
+        return JSONResponse(authors.upload_json(row), 202)
+
+    def upload_state(request):
+        from ..leagues import authors, uploads
+
+        try:
+            who = acting(request)
+            if who is None:
+                raise accounts.AuthError("sign in, or give a token", 401)
+            text = request.path_params["id"]
+            if not (text.isascii() and text.isdigit() and len(text) < 12):
+                raise uploads.NotYours(f"no upload {text[:20]!r} of yours")
+            row = uploads.get(engine, int(text), who.name)
+        except ArenaError as e:
+            return JSONResponse({"error": str(e)}, getattr(e, "status", 400))
+        return JSONResponse(authors.upload_json(row), headers={"Cache-Control": "no-store"})
+
+    def mine_data(request, live: bool = False):
+        from ..leagues import authors
+
+        who = acting(request)
+        if who is None:
+            raise accounts.AuthError("sign in first", 401)
+        return who, authors.overview(engine, site.registry, who.name, live=live)
+
+    def mine_json(request):
+        """What an author's page shows; ``?live=1``: what moves alone (what it polls)."""
+        try:
+            _, data = mine_data(request, request.query_params.get("live") == "1")
+        except ArenaError as e:
+            return JSONResponse({"error": str(e)}, getattr(e, "status", 400))
+        return JSONResponse(data, headers={"Cache-Control": "no-store"})
+
+    def mine_page(request):
+        try:
+            who, data = mine_data(request)
+        except accounts.AuthError:
+            return RedirectResponse("signin.html?next=mine.html", 303)
+        return page(request, "mine.html", who=who, data=data)
 
     def me(request):
         try:
@@ -272,7 +354,14 @@ def routes(site, engine, named, signup: bool):
         Route("/account.html", account_post, methods=["POST"]),
         Route("/api/me", me, methods=["GET"]),
         Route("/api/submit", submit, methods=["POST"], max_body_size=UPLOAD_MAX),
+        Route("/api/uploads/{id}", upload_state, methods=["GET"]),
+        Route("/api/mine", mine_json, methods=["GET"]),
+        Route("/mine.html", mine_page, methods=["GET"]),
     ]
+
+
+def _address(request) -> str:
+    return request.client.host if request.client else ""
 
 
 def _next(value: str | None) -> str:
