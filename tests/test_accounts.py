@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 
 import pytest
@@ -444,3 +445,213 @@ def test_a_hostile_upload_is_refused_with_its_reason_and_nothing_is_kept(league,
     assert store.versions(db.connect(f"sqlite:///{path}")) == []
     kept = store.store_folder(f"sqlite:///{path}")
     assert not kept.exists() or [p.name for p in kept.iterdir() if p.name != ".staging"] == []
+
+
+# -- each author's own: uploads checked apart, placements, output seen by its author alone ---
+
+
+def _chatty(name: str) -> str:
+    """A single-file bot that plays the first legal action and says so, signed with its
+    name, at every move."""
+    return f"""
+import arena
+
+class Bot:
+    def act(self, observation, legal):
+        print("{name}-was-here", flush=True)
+        return legal[0]
+
+@arena.hookimpl
+def register_bots(register):
+    register({name!r}, Bot, games=["vandtia"])
+"""
+
+
+def _sign_in(browser, server, name: str = "ada") -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(server.url + "signin.html?next=mine.html")
+    browser.find_element(By.ID, "name").send_keys(name)
+    browser.find_element(By.ID, "password").send_keys(PASSWORD)
+    browser.find_element(By.ID, "go").click()
+    WebDriverWait(browser, 60).until(lambda b: b.current_url.endswith("mine.html"))
+
+
+def _placed(path, count: int) -> list:
+    """The ladder's placements, once ``count`` of them are done (the worker stores them as
+    it goes: this waits for those rows)."""
+    import time
+
+    engine = db.connect(f"sqlite:///{path}")
+    for _ in range(6000):
+        done = [row for row, _ in db.list_seasons(engine)
+                if row.name.startswith("ladder/") and row.status == "done"]
+        if len(done) >= count:
+            return done
+        time.sleep(0.1)
+    raise AssertionError(f"{count} placements were not done")
+
+
+@pytest.mark.slow
+def test_two_authors_each_see_their_own_bots_output_and_never_the_others(league, tmp_path):
+    """ada uploads on her page, bob with ``arena submit --to``; a ladder worker of its own
+    (``arena ladder --serve``) places both; each author's page and ``arena replay --logs
+    --from`` show what their own bot wrote in a match they both played, and nothing of the
+    other's."""
+    from conftest import chromium
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    server, path, _ = league
+    engine = db.connect(f"sqlite:///{path}")
+    _, bob = accounts.add(engine, "bob")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "adabot.py").write_text(_chatty("adabot"))
+    (src / "bobbot.py").write_text(_chatty("bobbot"))
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "arena", "--db", f"sqlite:///{path}", "ladder", "vandtia",
+         "--serve", "--bots", "random", "--deals", "2", "--poll", "0.2", "--workers", "1"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    browser = chromium()
+    until = WebDriverWait(browser, 300, poll_frequency=0.1,  # (the page reloads as it moves)
+                          ignored_exceptions=(StaleElementReferenceException,)).until
+    try:
+        _sign_in(browser, server)
+        browser.find_element(By.ID, "file").send_keys(str(src / "adabot.py"))
+        browser.find_element(By.ID, "send").click()
+        kept = until(lambda b: [r.text for r in b.find_elements(By.CSS_SELECTOR, "#uploads tr")
+                                if r.get_attribute("data-status") == "kept"])
+        assert "accepted, version 1 of adabot" in kept[0]
+        sent = _arena("submit", str(src / "bobbot.py"), "--to", server.url, "--token", bob,
+                      path=path)
+        assert sent.returncode == 0 and sent.stdout.strip() == (
+            "bobbot@1: accepted, version 1 of bobbot (vandtia), by bob"), sent.stderr
+        _placed(path, 2)
+        # ada's page follows the placements to their end, with her ratings
+        until(lambda b: len(b.find_elements(By.CSS_SELECTOR, '#bots tr[data-status="done"]')))
+        browser.get(server.url + "mine.html")
+        page = browser.page_source  # (the logs are in closed <details>: in the page, not shown)
+        assert "adabot-was-here" in page and "bobbot-was-here" not in page
+        assert "ladder/vandtia/cardems/2p" in page and " of " in browser.find_element(
+            By.CSS_SELECTOR, "#bots td.rating").text
+        # a match both played: each sees their own bot's output on its page, not the other's
+        with sqlite3.connect(path) as conn:
+            match_id = conn.execute(
+                "SELECT a.match_id FROM seat_results a JOIN seat_results b ON a.match_id = "
+                "b.match_id WHERE a.bot = 'adabot@1' AND b.bot = 'bobbot@1'").fetchone()[0]
+        assert all("was-here" in s.log for s in db.get_match(engine, match_id)[2])  # kept
+        browser.get(server.url + f"match-{match_id}.html")
+        assert "adabot-was-here" in browser.page_source
+        assert "bobbot-was-here" not in browser.page_source
+        mine = _arena("replay", str(match_id), "--logs", "--from", server.url, "--token", bob,
+                      path=path)
+        assert mine.returncode == 0 and "bobbot-was-here" in mine.stdout, mine.stderr
+        assert "adabot-was-here" not in mine.stdout
+        anyone = _arena("replay", str(match_id), "--logs", "--from", server.url, path=path)
+        assert anyone.returncode == 0 and "was-here" not in anyone.stdout, anyone.stderr
+        local = _arena("replay", str(match_id), "--logs", path=path)  # the organizer's own
+        assert "adabot-was-here" in local.stdout and "bobbot-was-here" in local.stdout
+    finally:
+        browser.quit()
+        worker.terminate()
+        worker.wait(60)
+
+
+class _Visitor:
+    """A browser as a script: its own cookies, the page token of the last page it read,
+    and the server's own origin on every change (so only an account can tell it apart)."""
+
+    def __init__(self, url: str, bearer: str | None = None):
+        import http.cookiejar
+
+        self.url, self.token, self.bearer = url, "", bearer
+        self.opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+
+    def ask(self, method: str, path: str, data: bytes | None = None,
+            headers: dict | None = None) -> tuple[int, str, str]:
+        """The status, the final URL (after redirects) and the body."""
+        import re
+
+        headers = {"Origin": self.url.rstrip("/"), "X-Arena-Token": self.token,
+                   **({"Authorization": f"Bearer {self.bearer}"} if self.bearer else {}),
+                   **(headers or {})}
+        request = urllib.request.Request(self.url + path.lstrip("/"), data=data,
+                                         method=method, headers=headers)
+        try:
+            with self.opener.open(request, timeout=120) as r:
+                status, url, body = r.status, r.url, r.read().decode(errors="replace")
+        except urllib.error.HTTPError as e:
+            status, url, body = e.code, e.url, e.read().decode(errors="replace")
+        found = re.search(r'name="arena-token" content="([0-9a-f]+)"', body)
+        if found:
+            self.token = found.group(1)
+        return status, url, body
+
+
+#: What anyone may do in a league without an account: read results, replays and the
+#: tables' public views (no seat's hidden cards), see the forms, and sign in, up or out.
+PUBLIC = {("GET", p) for p in (
+    "/", "/index.html", "/humans.html", "/season-{id}.html", "/match-{id}.html",
+    "/api/season/{id}", "/api/match/{id}", "/events/season/{id}", "/events/table/{id}",
+    "/table-{id}.html", "/api/table/{id}", "/challenge-{id}.html", "/play.html",
+    "/challenge.html", "/signin.html", "/signup.html")} | {("POST", "/signout")}
+
+
+@pytest.mark.slow
+def test_a_stranger_is_refused_on_every_route_that_acts_for_an_account(league, tmp_path):
+    """Every route of the app (listed from the app itself: a new one is checked too) that is
+    not ``PUBLIC`` refuses a visitor without an account - with the page's token and the
+    server's origin, as a browser would send them, and again with a made-up API token -
+    on objects that exist: ada's table, ada's upload, a stored match."""
+    from starlette.routing import Route
+
+    from arena.leagues import uploads
+    from arena.plugins import Registry
+    from arena.web.app import make_app
+
+    server, path, _ = league
+    engine = db.connect(f"sqlite:///{path}")
+    played = _arena("season", "run", "vandtia", "--bots", "random,first", "--rounds", "1",
+                    "--name", "s", "--public-seed", path=path)
+    assert played.returncode == 0, played.stderr
+    from conftest import bot_file
+
+    from arena.leagues import store
+
+    upload = uploads.enqueue(engine, store.store_folder(f"sqlite:///{path}"), "ada",
+                             "adabot.py", bot_file("adabot").encode())
+    ada = _Visitor(server.url)
+    ada.ask("GET", "signin.html")
+    status, url, _ = ada.ask("POST", f"signin.html?csrf={ada.token}", urllib.parse.urlencode(
+        {"name": "ada", "password": PASSWORD, "next": "play.html"}).encode())
+    assert status == 200 and url.endswith("play.html")
+    status, url, _ = ada.ask("POST", f"play.html?csrf={ada.token}", urllib.parse.urlencode(
+        {"table": "vandtia/cardems/2", "seat": "0", "opponents": "random"}).encode())
+    assert status == 200 and "table-" in url, url
+    table = url.rsplit("table-", 1)[1].split(".")[0]
+
+    ids = {"/api/uploads/{id}": str(upload.id), "/api/table/{id}/move": table,
+           "/api/table/{id}/abandon": table, "/challenge-{id}-next": "1"}
+    routes = [(method, r.path) for r in make_app(engine, Registry(), league=True).routes
+              if isinstance(r, Route) for method in sorted(r.methods - {"HEAD"})]
+    assert ("POST", "/api/submit") in routes and ("GET", "/mine.html") in routes
+    bodies = {"/api/table/{id}/move": json.dumps({"action": "pickup", "at": 0}).encode()}
+    for bearer in (None, "arena_t_" + "x" * 43):
+        stranger = _Visitor(server.url, bearer)
+        stranger.ask("GET", "index.html")  # a visitor's cookie and page token, no account
+        for method, route in routes:
+            if (method, route) in PUBLIC:
+                continue
+            target = route.replace("{id}", ids.get(route, "1"))
+            status, url, body = stranger.ask(method, target, bodies.get(route, b"") if
+                                             method == "POST" else None)
+            refused = status in (401, 403, 404) or "/signin.html" in url
+            assert refused, (method, route, bearer, status, url, body[:200])
+            assert "adabot" not in body, (method, route)  # nothing of ada's shows
+    # ... while ada herself is answered on the same routes
+    assert ada.ask("GET", f"api/uploads/{upload.id}")[0] == 200
+    assert ada.ask("GET", "mine.html")[1].endswith("mine.html")

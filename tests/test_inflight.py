@@ -308,16 +308,30 @@ def test_a_bot_filling_its_log_gets_the_same_results_at_k_1_k_16_and_killed_and_
                               timeout=900)
         assert done.returncode == 0, done.stderr
     one, many = _matches(tmp_path / "k1.db"), _matches(tmp_path / "k16.db")
-    assert one == many
+    assert any(m.get("logs") for m in one)  # every seat's output is kept, not only a fault's
+    assert _faults_logs(one) == _faults_logs(many)
     faults = [f for m in one for f in m["result"]["faults"] if f]
     limit = "log limit: it wrote more than log_kb=24 KiB to its log in this match"
     assert faults.count(limit) >= 4 and set(faults) == {limit}, faults
-    logs = [log for m in one for log in m.get("logs", {}).values()]
+    logs = [log for m in _faults_logs(one) for log in m.get("logs", {}).values()]
     assert len(logs) == len(faults) and {log[-2:] for log in logs} == {"x\n", "yy"}, logs
 
     path = tmp_path / "killed.db"
     _killed_and_resumed(base, run, path, len(one))
-    assert _matches(path) == one
+    assert _faults_logs(_matches(path)) == _faults_logs(one)
+
+
+def _faults_logs(matches: list) -> list:
+    """The matches with the logs of their faulty seats alone. What a seat wrote without a
+    fault is kept too, but a process serving several matches at once cannot always tell
+    whose it was (what a bot writes straight to its file descriptors, uncounted, shows
+    with each match it was serving: docs/sandbox.md), so only a fault's log is the same
+    whatever K."""
+    out = []
+    for m in matches:
+        faulty = {str(seat) for seat, f in enumerate(m["result"]["faults"]) if f}
+        out.append({**m, "logs": {k: v for k, v in m.get("logs", {}).items() if k in faulty}})
+    return out
 
 
 def test_bench_gives_its_rows_as_json_with_the_batched_ones():

@@ -375,7 +375,10 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
         browser or cookie it comes from); None: a league's visitor who has not signed in."""
         if not league:
             return visitor(request)
-        account = await run_in_threadpool(site.acting, request)
+        try:
+            account = await run_in_threadpool(site.acting, request)
+        except ArenaError:  # a token that acts for nobody: as no account
+            return None
         if account is None:
             return None
         form["name"] = account.name
