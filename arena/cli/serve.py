@@ -17,9 +17,10 @@ import click
               "each with API tokens (docs/serving.md).")
 @click.option("--signup", is_flag=True,
               help="With --league: anyone may make an account (default: by invitation).")
-@click.option("--ladder", "ladders", multiple=True, metavar="GAME",
-              help="With --league: start a ladder worker for GAME's ladder beside the server "
-              "(arena ladder GAME --serve; repeatable), stopped with it.")
+@click.option("--ladder", "ladders", multiple=True, metavar="GAME[:BOT,BOT]",
+              help="With --league: start a ladder worker for GAME's ladder beside the server, "
+              "the bots named standing on it (arena ladder GAME --serve --bots BOT,BOT; "
+              "repeatable), stopped with it.")
 @click.pass_obj
 def serve_command(registry, host, port, max_tables, league, signup, ladders) -> None:
     """Serve the leagues on the web: leaderboards, seasons and replays always current, a
@@ -39,9 +40,11 @@ def serve_command(registry, host, port, max_tables, league, signup, ladders) -> 
             from ..errors import ArenaError
 
             raise ArenaError("--signup and --ladder go with --league")
-        for game in ladders:
-            registry.game(game)  # an unknown game: one line, before anything starts
-        workers = [_ladder_worker(registry, game) for game in ladders]
+        for spec in ladders:  # an unknown game or bot: one line, before anything starts
+            game, _, bots = spec.partition(":")
+            for bot in filter(None, bots.split(",")):
+                registry.bot(bot.strip(), registry.game(game).name)
+        workers = [_ladder_worker(registry, spec) for spec in ladders]
         serve(engine, registry, host, port, ready=ready, max_tables=max_tables,
               league=league, signup=signup)
     except KeyboardInterrupt:  # uvicorn stops on Ctrl-C, then raises it again: the end asked
@@ -55,8 +58,9 @@ def serve_command(registry, host, port, max_tables, league, signup, ladders) -> 
                "starts again", err=True)
 
 
-def _ladder_worker(registry, game: str):
-    """``arena ladder GAME --serve`` as a process of its own, on this server's database,
+def _ladder_worker(registry, spec: str):
+    """``arena ladder GAME --serve [--bots BOTS]`` (``spec``: ``GAME[:BOTS]``) as a process
+    of its own, on this server's database,
     store and bots folders (given through the environment: a database URL's password never
     shows in a process list)."""
     import os
@@ -68,5 +72,7 @@ def _ladder_worker(registry, game: str):
         env["ARENA_STORE"] = str(registry.store)
     if registry.bots_dirs:
         env["ARENA_BOTS_DIR"] = os.pathsep.join(str(d) for d in registry.bots_dirs)
-    return subprocess.Popen([sys.executable, "-m", "arena", "ladder", game, "--serve"],
+    game, _, bots = spec.partition(":")
+    return subprocess.Popen([sys.executable, "-m", "arena", "ladder", game, "--serve",
+                             *(["--bots", bots] if bots else [])],
                             env=env, stdin=subprocess.DEVNULL)
