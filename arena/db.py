@@ -148,6 +148,10 @@ class SubmissionRow(SQLModel, table=True):
     code_hashes: str = "{}"  # JSON {game: code hash}, as a season records a bot's code
     checked: str = ""  # what check-bot said
     withdrawn: bool = False
+    #: by the league's organizer (schema 12): a disabled version plays nowhere (its files
+    #: stay); a deleted one is disabled and its files are gone - its results stay, marked
+    disabled: bool = False
+    deleted: bool = False
 
 
 class OwnerRow(SQLModel, table=True):
@@ -308,7 +312,15 @@ def _schema_11(conn) -> None:
 
 
 def _schema_12(conn) -> None:
-    """The uploads waiting for their check, which ``create_all`` has just made."""
+    """The uploads waiting for their check, which ``create_all`` has just made; a submitted
+    version disabled or deleted by the organizer."""
+    from sqlalchemy import inspect
+
+    there = {c["name"] for c in inspect(conn).get_columns("submissions")}
+    for column in ("disabled", "deleted"):  # (a table made just now, from schema 4, has them)
+        if column not in there:
+            conn.exec_driver_sql(f"ALTER TABLE submissions ADD COLUMN {column} BOOLEAN NOT "
+                                 "NULL DEFAULT false")
 
 
 # (version, callable(connection)), in order

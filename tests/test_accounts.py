@@ -139,6 +139,50 @@ def test_the_user_commands_show_a_token_once_and_list_without_it(tmp_path):
     assert invite.stdout.startswith("http://league.example:8000/signup.html?invite=arena_i_")
 
 
+def test_an_account_has_at_most_three_uploads_waiting_and_a_bad_one_keeps_nothing(engine,
+                                                                                  tmp_path):
+    from conftest import bot_file
+
+    from arena.leagues import uploads
+
+    store = tmp_path / "bots"
+    with pytest.raises(ArenaError, match="a name outside the folder"):
+        uploads.enqueue(engine, store, "ada", "x.tar.gz", _tar([("../x.py", b"")]))
+    assert uploads.waiting(engine) == [] and not (store / uploads.UPLOADS).exists()
+    for n in range(uploads.PENDING):
+        uploads.enqueue(engine, store, "ada", f"b{n}.py", bot_file(f"b{n}").encode())
+    with pytest.raises(ArenaError, match="3 of your uploads are waiting") as refused:
+        uploads.enqueue(engine, store, "ada", "b9.py", bot_file("b9").encode())
+    assert refused.value.status == 429
+    uploads.enqueue(engine, store, "bob", "c.py", bot_file("c").encode())  # another's are not
+    kept = sorted(p.name.split("-", 1)[1] for p in (store / uploads.UPLOADS).iterdir())
+    assert kept == ["b0.py", "b1.py", "b2.py", "c.py"]
+    assert [(u.account, u.status) for u in uploads.waiting(engine)] == [
+        ("ada", "waiting")] * 3 + [("bob", "waiting")]
+    with pytest.raises(uploads.NotYours):
+        uploads.get(engine, 4, "ada")  # bob's: as if there were none
+
+
+def test_a_deleted_account_acts_for_nobody_and_its_name_is_never_given_again(tmp_path):
+    path = tmp_path / "a.db"
+    token = _arena("user", "add", "ada", path=path).stdout.strip()
+    engine = db.connect(f"sqlite:///{path}")
+    assert accounts.authenticate(engine, token).name == "ada"
+    asked = _arena("user", "delete", "ada", path=path, stdin="n\n")  # asks first
+    assert asked.returncode == 130 and "aborted" in asked.stderr
+    assert accounts.authenticate(engine, token).name == "ada"
+    done = _arena("user", "delete", "ada", "--yes", path=path)
+    assert done.returncode == 0 and done.stdout.strip() == "account ada deleted", done.stderr
+    with pytest.raises(ArenaError):
+        accounts.authenticate(engine, token)
+    again = _arena("user", "add", "ada", path=path)
+    assert again.returncode == 2 and "ada" in again.stderr and "Traceback" not in again.stderr
+    listed = json.loads(_arena("user", "list", "--format", "json", path=path).stdout)
+    assert [(a["name"], a["role"], a["disabled"]) for a in listed] == [("ada", "deleted", True)]
+    missing = _arena("user", "delete", "nobody", "--yes", path=path)
+    assert missing.returncode == 2 and "no account named 'nobody'" in missing.stderr
+
+
 # -- in a real browser, against a real server --------------------------------------------
 
 
@@ -458,24 +502,13 @@ import arena
 
 class Bot:
     def act(self, observation, legal):
-        print("{name}-was-here", flush=True)
+        print("{name}-was-here <script>window.pwned = 1</script>", flush=True)
         return legal[0]
 
 @arena.hookimpl
 def register_bots(register):
     register({name!r}, Bot, games=["vandtia"])
 """
-
-
-def _sign_in(browser, server, name: str = "ada") -> None:
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    browser.get(server.url + "signin.html?next=mine.html")
-    browser.find_element(By.ID, "name").send_keys(name)
-    browser.find_element(By.ID, "password").send_keys(PASSWORD)
-    browser.find_element(By.ID, "go").click()
-    WebDriverWait(browser, 60).until(lambda b: b.current_url.endswith("mine.html"))
 
 
 def _placed(path, count: int) -> list:
@@ -519,11 +552,13 @@ def test_two_authors_each_see_their_own_bots_output_and_never_the_others(league,
     until = WebDriverWait(browser, 300, poll_frequency=0.1,  # (the page reloads as it moves)
                           ignored_exceptions=(StaleElementReferenceException,)).until
     try:
-        _sign_in(browser, server)
+        _sign_in(browser, server.url)
+        browser.find_element(By.ID, "mine-link").click()
         browser.find_element(By.ID, "file").send_keys(str(src / "adabot.py"))
         browser.find_element(By.ID, "send").click()
-        kept = until(lambda b: [r.text for r in b.find_elements(By.CSS_SELECTOR, "#uploads tr")
-                                if r.get_attribute("data-status") == "kept"])
+        kept = until(lambda b: b.execute_script(  # read at once: the page reloads as it moves
+            "return [...document.querySelectorAll('#uploads tr[data-status=\"kept\"]')]"
+            ".map(r => r.textContent)"))
         assert "accepted, version 1 of adabot" in kept[0]
         sent = _arena("submit", str(src / "bobbot.py"), "--to", server.url, "--token", bob,
                       path=path)
@@ -531,10 +566,14 @@ def test_two_authors_each_see_their_own_bots_output_and_never_the_others(league,
             "bobbot@1: accepted, version 1 of bobbot (vandtia), by bob"), sent.stderr
         _placed(path, 2)
         # ada's page follows the placements to their end, with her ratings
-        until(lambda b: len(b.find_elements(By.CSS_SELECTOR, '#bots tr[data-status="done"]')))
+        until(lambda b: b.execute_script(
+            "return document.querySelectorAll('#bots tr[data-status=\"done\"]').length"))
         browser.get(server.url + "mine.html")
         page = browser.page_source  # (the logs are in closed <details>: in the page, not shown)
         assert "adabot-was-here" in page and "bobbot-was-here" not in page
+        # what a bot wrote is text, never markup: its script is shown, not run
+        assert "&lt;script&gt;window.pwned" in page
+        assert browser.execute_script("return window.pwned") is None
         assert "ladder/vandtia/cardems/2p" in page and " of " in browser.find_element(
             By.CSS_SELECTOR, "#bots td.rating").text
         # a match both played: each sees their own bot's output on its page, not the other's
@@ -655,3 +694,58 @@ def test_a_stranger_is_refused_on_every_route_that_acts_for_an_account(league, t
     # ... while ada herself is answered on the same routes
     assert ada.ask("GET", f"api/uploads/{upload.id}")[0] == 200
     assert ada.ask("GET", "mine.html")[1].endswith("mine.html")
+
+
+#: a bot whose check takes a while (it thinks at every move)
+SLOW = """
+import time
+import arena
+
+class Bot:
+    def act(self, observation, legal):
+        time.sleep(0.01)
+        return legal[0]
+
+@arena.hookimpl
+def register_bots(register):
+    register("slowbot", Bot, games=["vandtia"])
+"""
+
+
+@pytest.mark.serial
+@pytest.mark.slow
+def test_a_server_killed_while_it_checks_an_upload_checks_it_once_started_again(tmp_path):
+    """kill -9 of the server while its checker is in the middle of a check: nothing sent is
+    lost, and started again the server checks it and keeps it once."""
+    import signal
+    import time
+
+    from test_serve import Server
+
+    from arena.leagues import store, uploads
+
+    path = tmp_path / "a.db"
+    engine = db.connect(f"sqlite:///{path}")
+    _, token = accounts.add(engine, "ada")
+    server = Server(path, options=("--league",))
+    try:
+        status, answer = _upload(server.url, token, "slowbot.py", SLOW.encode())
+        assert status == 202 and answer["status"] == "waiting", answer
+        for _ in range(6000):  # until its check has begun (its row says so)
+            if uploads.get(engine, answer["id"]).status == "checking":
+                break
+            time.sleep(0.05)
+        server.stop(signal.SIGKILL)
+        assert uploads.get(engine, answer["id"]).status == "checking"  # cut short
+        assert store.versions(engine) == []
+        server = Server(path, options=("--league",))
+        for _ in range(6000):
+            row = uploads.get(engine, answer["id"])
+            if row.status not in uploads.OPEN:
+                break
+            time.sleep(0.05)
+        assert (row.status, row.bot) == ("kept", "slowbot@1"), row
+        assert [(r.name, r.version) for r in store.versions(engine)] == [("slowbot", 1)]
+        assert list((store.store_folder(f"sqlite:///{path}") / uploads.UPLOADS).iterdir()) == []
+    finally:
+        server.stop(signal.SIGKILL)

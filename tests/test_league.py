@@ -568,6 +568,8 @@ def test_a_schema_1_database_is_migrated_in_place(tmp_path, registry):
         conn.execute("ALTER TABLE seat_results DROP COLUMN move_max_s")
         conn.execute("ALTER TABLE seat_results DROP COLUMN luck")
         conn.execute("ALTER TABLE seasons DROP COLUMN rated")
+        conn.execute("ALTER TABLE submissions DROP COLUMN disabled")
+        conn.execute("ALTER TABLE submissions DROP COLUMN deleted")
         conn.execute("DROP TABLE submissions")
         conn.execute("UPDATE arena_schema SET version = 1")
     engine = db.connect(f"sqlite:///{path}")
@@ -585,7 +587,7 @@ def test_a_schema_1_database_is_migrated_in_place(tmp_path, registry):
 #: what each schema added (``db.MIGRATIONS``): columns dropped, tables left for ``create_all``
 ADDED = {2: ["seat_results.log", "ratings.suspended"], 3: ["seasons.secret"],
          4: ["seat_results.move_mean_s", "seat_results.move_max_s"], 8: ["seat_results.luck"],
-         10: ["seasons.rated"]}
+         10: ["seasons.rated"], 12: ["submissions.disabled", "submissions.deleted"]}
 
 
 @pytest.mark.parametrize("version", range(1, db.SCHEMA_VERSION))
@@ -634,6 +636,8 @@ def test_a_schema_9_database_keeps_every_row_and_its_ab_matches_leave_the_league
     engine.dispose()
     with sqlite3.connect(path) as conn:  # as schema 9 stored them: the match rated, no verdict
         conn.execute("ALTER TABLE seasons DROP COLUMN rated")
+        conn.execute("ALTER TABLE submissions DROP COLUMN disabled")
+        conn.execute("ALTER TABLE submissions DROP COLUMN deleted")
         for season_id, text in conn.execute("SELECT id, options FROM seasons").fetchall():
             options = json.loads(text)
             options.pop("rated", None)
@@ -672,6 +676,8 @@ def test_a_season_made_before_secrets_stays_readable_and_is_not_resumed(tmp_path
         conn.execute("ALTER TABLE seat_results DROP COLUMN move_max_s")
         conn.execute("ALTER TABLE seat_results DROP COLUMN luck")
         conn.execute("ALTER TABLE seasons DROP COLUMN rated")
+        conn.execute("ALTER TABLE submissions DROP COLUMN disabled")
+        conn.execute("ALTER TABLE submissions DROP COLUMN deleted")
         conn.execute("UPDATE arena_schema SET version = 2")
     engine = db.connect(f"sqlite:///{path}")
     assert db.get_season(engine, "spring").secret is None

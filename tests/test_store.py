@@ -343,6 +343,26 @@ def test_a_withdrawn_bot_leaves_the_ladder_and_its_results_stay(tmp_path):
     delta = db.get_season(engine, "ladder/vandtia/cardems/2p/delta@1")
     assert "beta@1" not in json.loads(delta.bots)  # a withdrawn bot meets no newcomer
 
+    # the organizer disables gamma: it plays nowhere until enabled again
+    out = arena("withdraw", "gamma", "--disable", home=tmp_path)
+    assert out.returncode == 0 and "plays nowhere" in out.stdout, out.stderr
+    one_line_error(arena("play", "vandtia", "gamma", "random", home=tmp_path), "gamma")
+    assert arena("withdraw", "gamma", "--enable", home=tmp_path).returncode == 0
+    assert arena("play", "vandtia", "gamma", "random", home=tmp_path).returncode == 0
+    # ... and deletes alpha: its code is gone, its rated results stay, marked
+    out = arena("withdraw", "alpha", "--delete", "--yes", home=tmp_path)
+    assert out.returncode == 0 and "deleted (1 version(s))" in out.stdout, out.stderr
+    assert not (tmp_path / "bots" / "alpha").exists() and (tmp_path / "bots" / "delta").exists()
+    one_line_error(arena("play", "vandtia", "alpha", "random", home=tmp_path), "alpha")
+    board = json.loads(arena("leaderboard", "vandtia", "--variant", "cardems", "--format",
+                             "json", home=tmp_path).stdout)
+    marked = {r["bot"]: r["deleted"] for r in board}
+    assert marked["alpha@1"] is True and marked["delta@1"] is False, marked
+    text = arena("leaderboard", "vandtia", "--variant", "cardems", home=tmp_path,
+                 env={"COLUMNS": "200"}).stdout
+    assert "alpha@1 (deleted)" in text
+    one_line_error(arena("withdraw", "alpha", "--enable", home=tmp_path), "its code is gone")
+
 
 @pytest.mark.serial
 @pytest.mark.slow

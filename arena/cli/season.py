@@ -464,7 +464,7 @@ def leaderboard(registry, game, variant, players, season_name, fmt, all_versions
     if not all_versions:  # a submitted bot's older versions keep their rows, not shown
         from ..leagues.ladder import latest_only
 
-        standings = latest_only(standings, registry)
+        standings = latest_only(standings, engine)
     if fmt == "json":
         click.echo(views.to_json(standings))
     elif fmt == "csv":

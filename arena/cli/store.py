@@ -148,15 +148,37 @@ def key_command(registry, name, author) -> None:
 
 @click.command("withdraw")
 @click.argument("name")
+@click.option("--disable", "mark", flag_value="disable",
+              help="And disable it: it plays nowhere (named, on a table, in a season), its "
+              "files kept.")
+@click.option("--enable", "mark", flag_value="enable",
+              help="Let a disabled bot play again (it stays off the ladder).")
+@click.option("--delete", "mark", flag_value="delete",
+              help="And delete it: disabled and its files removed from the store; its "
+              "results stay in past seasons, marked deleted, and the name stays its owner's.")
+@click.option("--yes", is_flag=True, help="With --delete: do not ask.")
 @click.pass_obj
-def withdraw_command(registry, name) -> None:
+def withdraw_command(registry, name, mark, yes) -> None:
     """Take submitted bot NAME off the ladder: it places no more versions and leaves the
-    ladder's table; its results stay, and it can still be named to play."""
+    ladder's table; its results stay, and it can still be named to play (unless disabled
+    or deleted: for the league's organizer)."""
     from .. import db
     from ..leagues import store
 
-    count = store.withdraw(db.connect(registry.db_url, create=False), name)
-    click.echo(f"{name}: withdrawn ({count} version(s)); its results stay")
+    engine = db.connect(registry.db_url, create=False)
+    if mark == "delete":
+        store.versions(engine, name) or store.withdraw(engine, name)  # (no such bot: says so)
+        if not yes:
+            click.confirm(f"delete {name}: its code is removed for good (its results stay)",
+                          abort=True, err=True)
+        count = store.delete(engine, store.store_folder(registry.db_url, registry.store), name)
+        click.echo(f"{name}: deleted ({count} version(s)); its results stay, marked deleted")
+        return
+    count = store.withdraw(engine, name, **({"disabled": mark == "disable"} if mark else {}))
+    said = {"disable": "withdrawn and disabled: it plays nowhere",
+            "enable": "enabled: it may be named to play again, off the ladder"}
+    click.echo(f"{name}: {said.get(mark, 'withdrawn')} ({count} version(s)); its results "
+               "stay")
 
 
 @click.command("ladder")
@@ -221,8 +243,13 @@ def ladder_command(registry, game, variant, players, named, deals, seed, inbox, 
             if serving:
                 while uploads.check_next(engine, registry, folder, say=say) is not None:
                     pass
-            ladders.place(engine, registry.refresh(), spec, executor=pool, workers=workers,
-                          say=say)
+            try:
+                ladders.place(engine, registry.refresh(), spec, executor=pool,
+                              workers=workers, say=say)
+            except ArenaError as e:
+                if not serving:
+                    raise
+                say(f"ladder: {e} (looked at again in {poll:g} s)")  # a worker goes on
             if watched is None and not serving:
                 break
             time.sleep(poll)
@@ -246,7 +273,7 @@ def _show(engine, registry, spec, all_versions: bool, fmt: str) -> None:
     gone = ladders.withdrawn(engine)
     standings = [s for s in standings if s.bot not in gone]
     if not all_versions:
-        standings = ladders.latest_only(standings, registry)
+        standings = ladders.latest_only(standings, engine)
     if fmt == "json":
         click.echo(views.to_json(standings))
         return

@@ -135,6 +135,31 @@ def user_disable(registry, name, enable) -> None:
     click.echo(f"account {name} {'enabled' if enable else 'disabled'}")
 
 
+@user.command("delete")
+@click.argument("name")
+@click.option("--yes", is_flag=True, help="Do not ask.")
+@click.pass_obj
+def user_delete(registry, name, yes) -> None:
+    """Delete account NAME and its bots: it signs in no more, its tokens act for nobody,
+    its bots' code is removed (their results stay, marked deleted); the name is never
+    given to another account."""
+    from ..leagues import accounts, authors, store
+
+    engine = _engine(registry)
+    accounts.get(engine, name)  # (no such account: says so, before asking)
+    bots = sorted(authors.names(engine, name))
+    if not yes:
+        click.confirm(f"delete account {name} and its bots ({', '.join(bots) or 'none'})",
+                      abort=True, err=True)
+    accounts.delete(engine, name)
+    folder = store.store_folder(registry.db_url, registry.store) if bots else None
+    for bot in bots:
+        if store.versions(engine, bot):
+            store.delete(engine, folder, bot)
+    click.echo(f"account {name} deleted" + (f", and its bots: {', '.join(bots)}" if bots
+                                            else ""))
+
+
 def _ask_password() -> str:
     from ..leagues import accounts
 

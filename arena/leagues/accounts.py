@@ -135,6 +135,21 @@ def set_disabled(engine, name: str, disabled: bool) -> None:
         session.commit()
 
 
+def delete(engine, name: str) -> None:
+    """Delete account ``name``: disabled for good, its password and every token gone. Its
+    row stays, so that the name - and the bot names it owns - never pass to a newcomer;
+    ``arena user delete`` deletes its bots too (``store.delete``)."""
+    with Session(engine) as session:
+        row = session.exec(select(db.AccountRow).where(db.AccountRow.name == name)).first()
+        if row is None:
+            raise ArenaError(f"no account named {name!r}")
+        row.disabled, row.password_hash, row.role = True, None, "deleted"
+        session.add(row)
+        for kind in ("api", "session"):
+            _revoke_where(session, row.id, kind)
+        session.commit()
+
+
 #: a hash compared against where no account has the name, so that a sign-in takes as long
 #: for a name that does not exist as for a wrong password
 _DUMMY: list[str] = []

@@ -141,14 +141,16 @@ def standings(engine, registry: Registry, ladder: Ladder) -> list[Standing]:
         for name in seasons:
             yield from db.results(engine, ladder.game, ladder.variant, ladder.players, name)
 
-    return rate(results(), game.draw_probability, game.teams)
+    return store.mark_deleted(engine, rate(results(), game.draw_probability, game.teams))
 
 
-def latest_only(standings: list[Standing], registry: Registry) -> list[Standing]:
-    """The rows of the latest version of each submitted bot (and every other bot)."""
-    registry.bots()  # knows the latest versions once loaded
+def latest_only(standings: list[Standing], engine) -> list[Standing]:
+    """The rows of the latest version of each submitted bot (and every other bot): the
+    latest stored, whether or not it plays any more (a withdrawn, disabled or deleted bot's
+    last version keeps its row). From the database alone: no bot is listed for this."""
+    latest = {row.name: f"{row.name}@{row.version}" for row in store.versions(engine)}
     return [s for s in standings
-            if "@" not in s.bot or registry.latest.get(s.bot.partition("@")[0]) == s.bot]
+            if "@" not in s.bot or latest.get(s.bot.partition("@")[0]) == s.bot]
 
 
 def withdrawn(engine) -> set[str]:

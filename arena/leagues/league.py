@@ -240,10 +240,16 @@ def default_executor(workers: int | None) -> Executor:
     """A local process pool whose workers are pinned one to a CPU, round robin: a worker
     and the bot processes it starts (which inherit the pin) then hand each move to each
     other on one core, which costs a context switch instead of waking another CPU."""
+    from ..sandbox import view
+
     cpus = sorted(os.sched_getaffinity(0))
     counter = multiprocessing.Value("i", 0)
+    # what every jail sees, made resident here once: the workers, forked from this process,
+    # know it is (``view.warm``: for ``FRESH`` seconds), and read in only their bots' files
+    view.warm(*view.system_paths())
     return ProcessPoolExecutor(max_workers=workers or len(cpus), initializer=_pin,
-                               initargs=(counter, cpus))
+                               initargs=(counter, cpus),
+                               mp_context=multiprocessing.get_context("fork"))
 
 
 def _pin(counter, cpus: list[int]) -> None:
@@ -467,6 +473,8 @@ def standings(engine, registry: Registry, game: str, variant: str, players: int 
               season: str | None, humans: bool = False) -> list[Standing]:
     """Ratings of a league (or one season of it), replayed in fixture order; with
     ``humans``, of the people's matches of the league instead (``arena.leagues.humans``)."""
+    from .store import mark_deleted
+
     g = registry.game(game)
-    return rate(db.results(engine, game, variant, players, season, humans),
-                g.draw_probability, g.teams)
+    return mark_deleted(engine, rate(db.results(engine, game, variant, players, season, humans),
+                                     g.draw_probability, g.teams))

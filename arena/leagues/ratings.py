@@ -37,6 +37,7 @@ class Standing:
     faults: int = 0
     total_score: float = 0.0
     suspended: bool = False
+    deleted: bool = False  # a submitted version its league's organizer deleted
 
     @property
     def score(self) -> float:

@@ -293,6 +293,8 @@ def entries(engine, store: Path) -> list[BotEntry]:
     """The registry entries of every stored version: ``NAME@VERSION`` per game it plays."""
     out = []
     for row in versions(engine):
+        if row.disabled:  # by the organizer: it plays nowhere
+            continue
         folder = store / row.path
         spec = _absolute({"kind": row.kind, "target": row.target}, folder) \
             if row.kind != "manifest" or (folder / row.target).exists() else None
@@ -309,17 +311,49 @@ def entries(engine, store: Path) -> list[BotEntry]:
     return out
 
 
-def withdraw(engine, name: str) -> int:
-    """Take every version of ``name`` off the ladder (its results stay); how many."""
+def withdraw(engine, name: str, **marks) -> int:
+    """Take every version of ``name`` off the ladder (its results stay); how many.
+    ``marks``: ``disabled`` (True: it plays nowhere; False: it may play again, still off
+    the ladder) or ``deleted``, set on every version too."""
     with Session(engine) as session:
         rows = list(session.exec(select(db.SubmissionRow).where(db.SubmissionRow.name == name)))
         if not rows:
             raise ArenaError(f"no submitted bot named {name!r}")
+        if marks.get("disabled") is False and rows[0].deleted:
+            raise ArenaError(f"{name} was deleted: its code is gone")
         for row in rows:
             row.withdrawn = True
+            for key, value in marks.items():
+                setattr(row, key, value)
             session.add(row)
         session.commit()
         return len(rows)
+
+
+def delete(engine, store: Path, name: str) -> int:
+    """Delete ``name``: every version disabled and its files removed from the store; its
+    rows stay (results in past seasons, and the name, which stays its owner's), marked
+    deleted. How many versions."""
+    count = withdraw(engine, name, disabled=True, deleted=True)
+    folder = store / name
+    if folder.is_dir() and not folder.is_symlink():
+        for here, dirs, _ in os.walk(folder):
+            for d in dirs:  # read-only as kept: made writable to be removed
+                os.chmod(os.path.join(here, d), 0o700)
+        os.chmod(folder, 0o700)
+        shutil.rmtree(folder)
+    return count
+
+
+def mark_deleted(engine, standings: list) -> list:
+    """``standings`` with each deleted version's row marked ``deleted``."""
+    with Session(engine) as session:
+        gone = {f"{n}@{v}" for n, v in session.exec(select(
+            db.SubmissionRow.name, db.SubmissionRow.version).where(db.SubmissionRow.deleted))}
+    if gone:
+        for s in standings:
+            s.deleted = s.bot in gone
+    return standings
 
 
 # -- names and keys ---------------------------------------------------------------------------
