@@ -29,7 +29,9 @@ from urllib.parse import parse_qs, urlsplit
 #: Written into pages where the visitor's token goes; replaced as a page is sent (the same
 #: length as a token, so a page's length does not change).
 PLACEHOLDER = b"csrf-token-placeholder-00000000"[:32].ljust(32, b"0")
-#: routes that act for the API token they are sent with, and for nothing else
+#: routes a script calls with an API token (``Authorization: Bearer``): asked so, they act
+#: for that token alone and pass without a visitor token; asked without one (a page's form),
+#: they are checked as any change
 TOKEN_ONLY = frozenset({"/api/submit"})
 SAFE = {"GET", "HEAD", "OPTIONS"}
 
