@@ -212,6 +212,8 @@ def pytest_itemcollected(item):
     that they are there before xdist reads them (its ``pytest_collection_modifyitems``);
     without xdist they change nothing."""
     names = getattr(item, "fixturenames", ())
+    if "pg" in names:  # a real PostgreSQL server's tests are soak tests (tox -e soak)
+        item.add_marker(pytest.mark.soak)
     if item.get_closest_marker("serial"):
         group = "serial"
     elif item.get_closest_marker("pagecache"):

@@ -16,6 +16,8 @@ distributed = pytest.importorskip("distributed", reason="Dask: pip install 'card
 RUN = ("season", "run", "vandtia", "--bots", "random,greedy,lowball", "--rounds", "12",
        "--seed", "5", "--name", "d", "--batch", "4", "--public-seed")  # runs compared
 
+pytestmark = pytest.mark.soak  # a real Dask cluster: tox -e soak
+
 
 def arena(*args, db_path):
     return subprocess.Popen([sys.executable, "-m", "arena", "--db", f"sqlite:///{db_path}",

@@ -223,6 +223,7 @@ def _killed_and_resumed(base: list, run: list, path: Path, total: int) -> None:
     assert resumed.returncode == 0, resumed.stderr
 
 
+@pytest.mark.soak
 @pytest.mark.serial
 @pytest.mark.slow
 def test_a_season_at_k_16_killed_with_sigkill_resumes_to_the_results_of_k_1(tmp_path,
@@ -289,6 +290,7 @@ def _matches(db_path) -> list[dict]:
     return [line for line in map(json.loads, out.splitlines()) if line["type"] == "match"]
 
 
+@pytest.mark.soak
 @pytest.mark.serial
 @pytest.mark.slow
 def test_a_bot_filling_its_log_gets_the_same_results_at_k_1_k_16_and_killed_and_resumed(

@@ -417,6 +417,7 @@ def finished(proc) -> str:
     return err
 
 
+@pytest.mark.soak
 @pytest.mark.serial
 @pytest.mark.slow
 def test_a_season_killed_with_sigkill_resumes_to_the_same_results(tmp_path, run, whole):
@@ -455,6 +456,7 @@ def wait_for_matches(path, at_least: int, proc) -> int:
         time.sleep(0.02)
 
 
+@pytest.mark.soak
 @pytest.mark.serial
 @pytest.mark.slow
 def test_a_database_locked_mid_season_stops_with_one_line_and_nothing_half_written(tmp_path,
@@ -718,6 +720,7 @@ def small_disk(tmp_path):
     subprocess.run(["umount", "-l", str(where)], capture_output=True)
 
 
+@pytest.mark.soak
 @pytest.mark.serial
 @pytest.mark.slow
 def test_a_full_disk_stops_with_one_line_and_resumes_once_there_is_room(small_disk, tmp_path,
@@ -756,6 +759,7 @@ def _peak_mb(matches: int) -> float:
     return float(cells[-1])
 
 
+@pytest.mark.soak
 @pytest.mark.serial
 @pytest.mark.slow
 def test_the_runners_memory_stays_flat_over_a_4000_match_season():

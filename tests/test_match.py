@@ -86,6 +86,7 @@ def test_one_worker_and_two_give_the_same_figures(tmp_path):
     assert one["sprt"]["decision"] == "H1" and 20 < one["pairs"] < 1000  # stopped early
 
 
+@pytest.mark.soak
 @pytest.mark.serial
 @pytest.mark.slow
 def test_a_match_killed_with_sigkill_resumes_to_the_same_figures_at_the_same_pair(tmp_path):
@@ -188,6 +189,7 @@ LUCK = ("greedy", "first", "--adjust", "luck", "--seed", "4", "--public-seed", "
         "60", "--format", "json", "--name", "m", "--inflight", "4")
 
 
+@pytest.mark.soak
 @pytest.mark.serial
 @pytest.mark.slow
 def test_a_luck_adjusted_match_is_the_same_with_one_or_two_workers_and_after_sigkill(tmp_path):

@@ -296,6 +296,7 @@ def _submit_three(home: Path) -> None:
         assert run.returncode == 0, run.stderr
 
 
+@pytest.mark.soak
 @pytest.mark.serial
 @pytest.mark.slow
 def test_a_ladder_killed_with_sigkill_and_restarted_ends_with_the_same_ratings(tmp_path):

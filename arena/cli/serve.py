@@ -21,8 +21,13 @@ import click
               help="With --league: start a ladder worker for GAME's ladder beside the server, "
               "the bots named standing on it (arena ladder GAME --serve --bots BOT,BOT; "
               "repeatable), stopped with it.")
+@click.option("--remote-grace", type=click.FloatRange(0, 3600), default=30.0,
+              show_default=True, metavar="SECONDS",
+              help="With --league: how long a remote bot (arena connect) may be away before "
+              "the matches it is in are forfeited.")
 @click.pass_obj
-def serve_command(registry, host, port, max_tables, league, signup, ladders) -> None:
+def serve_command(registry, host, port, max_tables, league, signup, ladders,
+                  remote_grace) -> None:
     """Serve the leagues on the web: leaderboards, seasons and replays always current, a
     running season followed live, and tables where you play bots in the browser
     (docs/serving.md). Ctrl-C stops it; a match at a table goes on when it starts again."""
@@ -46,7 +51,7 @@ def serve_command(registry, host, port, max_tables, league, signup, ladders) -> 
                 registry.bot(bot.strip(), registry.game(game).name)
         workers = [_ladder_worker(registry, spec) for spec in ladders]
         serve(engine, registry, host, port, ready=ready, max_tables=max_tables,
-              league=league, signup=signup)
+              league=league, signup=signup, remote_grace=remote_grace)
     except KeyboardInterrupt:  # uvicorn stops on Ctrl-C, then raises it again: the end asked
         pass
     finally:

@@ -141,7 +141,7 @@ def standings(engine, registry: Registry, ladder: Ladder) -> list[Standing]:
         for name in seasons:
             yield from db.results(engine, ladder.game, ladder.variant, ladder.players, name)
 
-    return store.mark_deleted(engine, rate(results(), game.draw_probability, game.teams))
+    return store.mark(engine, rate(results(), game.draw_probability, game.teams))
 
 
 def latest_only(standings: list[Standing], engine) -> list[Standing]:

@@ -473,8 +473,8 @@ def standings(engine, registry: Registry, game: str, variant: str, players: int 
               season: str | None, humans: bool = False) -> list[Standing]:
     """Ratings of a league (or one season of it), replayed in fixture order; with
     ``humans``, of the people's matches of the league instead (``arena.leagues.humans``)."""
-    from .store import mark_deleted
+    from .store import mark
 
     g = registry.game(game)
-    return mark_deleted(engine, rate(db.results(engine, game, variant, players, season, humans),
-                                     g.draw_probability, g.teams))
+    return mark(engine, rate(db.results(engine, game, variant, players, season, humans),
+                             g.draw_probability, g.teams))

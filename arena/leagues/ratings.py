@@ -38,6 +38,7 @@ class Standing:
     total_score: float = 0.0
     suspended: bool = False
     deleted: bool = False  # a submitted version its league's organizer deleted
+    remote: bool = False  # a bot that plays from its author's machine (arena connect)
 
     @property
     def score(self) -> float:

@@ -295,6 +295,15 @@ def entries(engine, store: Path) -> list[BotEntry]:
     for row in versions(engine):
         if row.disabled:  # by the organizer: it plays nowhere
             continue
+        if row.kind == REMOTE:
+            entrant = f"{row.name}@{row.version}"
+            for game in json.loads(row.games):
+                out.append(BotEntry(entrant, game, f"remote, connected by {row.author}",
+                                    {"kind": REMOTE, "target": entrant, "name": row.name,
+                                     "game": game,
+                                     "socket": remote_address(store, entrant, game)},
+                                    row.content, None))
+            continue
         folder = store / row.path
         spec = _absolute({"kind": row.kind, "target": row.target}, folder) \
             if row.kind != "manifest" or (folder / row.target).exists() else None
@@ -309,6 +318,70 @@ def entries(engine, store: Path) -> list[BotEntry]:
                                 hashes.get(game, row.content),
                                 json.loads(row.options) if row.options else None))
     return out
+
+
+# -- remote bots --------------------------------------------------------------------------
+
+#: a submission that stays on its author's machine (``arena connect``, ``arena.web.remote``)
+REMOTE = "remote"
+
+
+def remote_address(store: Path, entrant: str, game: str) -> str:
+    """Where the runners of this store reach remote bot ``entrant`` for a match of ``game``:
+    an abstract Unix socket (no file; the server that holds the bot's connection listens
+    there, and answers only processes of its own user), named for the store, the entrant
+    and the game."""
+    digest = hashlib.sha256(f"{Path(store).resolve()}\0{entrant}\0{game}".encode()
+                            ).hexdigest()
+    return f"\0arena-remote-{digest[:32]}"
+
+
+def register_remote(engine, registry: Registry, name: str, games, code: str,
+                    account: str) -> db.SubmissionRow:
+    """The version of remote bot ``name`` that ``account`` connects: the same ``code`` (its
+    author's hash of it) is the same version, other code the next; the name follows the
+    store's rules and belongs to its first account. ArenaError, one line, when refused."""
+    if not isinstance(name, str) or not BOT_NAME.fullmatch(name):
+        raise ArenaError(f"{str(name)[:40]!r} is not a bot name (lower-case letters, digits, "
+                         "'.', '_', '-', at most 40)")
+    if not isinstance(code, str) or not (8 <= len(code) <= 128) or not code.isascii() \
+            or not code.isalnum():
+        raise ArenaError("a remote bot's code hash is 8-128 letters and digits")
+    if not isinstance(games, list) or not games or not all(g in registry.games()
+                                                           for g in games if isinstance(g, str)):
+        raise ArenaError(f"games: a list of games installed here ({', '.join(registry.games())})")
+    games = sorted({g for g in games if isinstance(g, str)})
+    bots = registry.bots()
+    if name in bots and name not in registry.latest:
+        raise ArenaError(f"refused: the name {name!r} belongs to an installed bot")
+    content = f"{REMOTE}:{code}"
+    earlier = versions(engine, name)
+    if not earlier:
+        check_name(name, {n.partition("@")[0] for n in bots} | {r.name for r in
+                                                                versions(engine)})
+    _authorise(engine, name, account, None, True)
+    same = next((r for r in earlier if r.content == content), None)
+    if same is not None:
+        if same.disabled:
+            raise ArenaError(f"{name}@{same.version} is disabled by the league's organizer")
+        return same
+    with db.exclusive(engine, f"arena:submit:{name}"), Session(engine) as session:
+        version = (session.exec(select(func.max(db.SubmissionRow.version)).where(
+            db.SubmissionRow.name == name)).first() or 0) + 1
+        if session.get(db.OwnerRow, name) is None:
+            session.add(db.OwnerRow(name=name, author=account, key_hash=ACCOUNT_OWNED))
+        row = db.SubmissionRow(name=name, version=version, content=content, author=account,
+                               games=json.dumps(games), kind=REMOTE, target=name, path="",
+                               code_hashes=json.dumps({g: content for g in games}),
+                               checked="remote: plays from its author's machine")
+        session.add(row)
+        try:
+            session.commit()
+        except IntegrityError:
+            raise ArenaError(f"{name}: connected at the same moment elsewhere; connect "
+                             "again") from None
+        session.refresh(row)
+        return row
 
 
 def withdraw(engine, name: str, **marks) -> int:
@@ -345,14 +418,17 @@ def delete(engine, store: Path, name: str) -> int:
     return count
 
 
-def mark_deleted(engine, standings: list) -> list:
-    """``standings`` with each deleted version's row marked ``deleted``."""
+def mark(engine, standings: list) -> list:
+    """``standings`` with each deleted version's row marked ``deleted``, and each remote
+    bot's (``arena connect``) marked ``remote``."""
     with Session(engine) as session:
-        gone = {f"{n}@{v}" for n, v in session.exec(select(
-            db.SubmissionRow.name, db.SubmissionRow.version).where(db.SubmissionRow.deleted))}
-    if gone:
-        for s in standings:
-            s.deleted = s.bot in gone
+        rows = session.exec(select(db.SubmissionRow.name, db.SubmissionRow.version,
+                                   db.SubmissionRow.deleted, db.SubmissionRow.kind).where(
+            db.SubmissionRow.deleted | (db.SubmissionRow.kind == REMOTE))).all()
+    gone = {f"{n}@{v}" for n, v, deleted, _ in rows if deleted}
+    remote = {f"{n}@{v}" for n, v, _, kind in rows if kind == REMOTE}
+    for s in standings:
+        s.deleted, s.remote = s.bot in gone, s.bot in remote
     return standings
 
 

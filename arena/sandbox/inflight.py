@@ -43,7 +43,8 @@ from ..errors import BotFault, said, shown
 from ..referee import Failed, MoveTimes, match_steps, play_match
 from . import GC_THRESHOLD, deltas
 from .bot import make_bot
-from .process import Limits, MatchLog, Worker, split_log
+from .process import Limits, MatchLog, split_log
+from .remote import open_worker
 
 _clock = time.perf_counter
 #: A fault reason that the other matches of a shared process may have caused.
@@ -55,7 +56,7 @@ class Shared:
 
     def __init__(self, entry, limits: Limits):
         self.entry, self.limits = entry, limits
-        self.worker = Worker(entry.spec, limits)
+        self.worker = open_worker(entry.spec, limits)
         self.protocol: int | None = None  # known from its first ``ready``
         self.deltas = False  # it asked for observation deltas (its first ``ready``)
         #: by match, the last observation it was sent (or the state's mark of it)

@@ -617,14 +617,21 @@ def split_log(answer: dict, items: list, raw: tuple[bytes, int]) -> list | None:
 _MISSING = object()
 
 
+def _open(spec: dict, limits: Limits) -> Worker:
+    from .remote import open_worker
+
+    return open_worker(spec, limits)
+
+
 class SandboxBot:
-    """The Bot interface (``start``, ``act``, ``end``) over a worker process."""
+    """The Bot interface (``start``, ``act``, ``end``) over a worker process (or a remote
+    bot's relay: ``arena.sandbox.remote``)."""
 
     def __init__(self, name: str, spec: dict, limits: Limits | None = None,
                  offer_deltas: bool = True):
         self.name, self.spec, self.limits = name, spec, limits or Limits()
         self.offer_deltas = offer_deltas  # offer observation deltas at each start
-        self.worker: Worker | None = Worker(spec, self.limits)  # boots while others do
+        self.worker: Worker | None = _open(spec, self.limits)  # boots while others do
         self.bank = self.limits.bank_s
         self.log = MatchLog()  # this match's
         self.move_times: list[float] | None = None  # set to a list to record them
@@ -633,7 +640,7 @@ class SandboxBot:
     def start(self, info: dict) -> None:
         if self.worker is None or not self.worker.alive:
             self.close()
-            self.worker = Worker(self.spec, self.limits)
+            self.worker = _open(self.spec, self.limits)
         self.bank = self.limits.bank_s
         self.log = MatchLog()
         message = {"type": "start", "protocol": PROTOCOL, **info,

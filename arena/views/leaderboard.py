@@ -18,7 +18,7 @@ from ..leagues.match import best_places, luck_gap
 
 FIELDS = ["rank", "bot", "mu", "sigma", "mu_low", "mu_high", "above_next", "score", "games",
           "wins", "draws", "losses", "win_rate", "mean_score", "total_score", "faults",
-          "suspended", "deleted"]
+          "suspended", "deleted", "remote"]
 SEPARATED = 0.95  # how sure a leaderboard must be that a bot is above the next one
 
 
@@ -40,7 +40,7 @@ def rows(standings) -> list[dict]:
              "losses": s.losses, "win_rate": round(s.win_rate, 6),
              "mean_score": round(s.mean_score, 6), "total_score": round(s.total_score, 6),
              "faults": s.faults,
-             "suspended": s.suspended, "deleted": s.deleted}
+             "suspended": s.suspended, "deleted": s.deleted, "remote": s.remote}
             for i, s in enumerate(standings, 1)]
 
 
@@ -76,8 +76,8 @@ def table(standings, title: str = "") -> Table:
                "faults")
     t = grid("#", "bot", *figures[1:], title=title, wrap=("bot",), right=figures)
     for r in rows(standings):
-        bot = r["bot"] + (" (suspended)" if r["suspended"] else "") + (
-            " (deleted)" if r["deleted"] else "")
+        bot = r["bot"] + "".join(f" ({mark})" for mark in ("suspended", "deleted", "remote")
+                                 if r[mark])
         p = r["above_next"]
         nxt = "" if p is None else ("" if p >= SEPARATED else "≈ ") + f"{100 * p:.0f} %"
         t.add_row(str(r["rank"]), bot, f"{r['mu']:.1f} ± {stats.Z975 * r['sigma']:.1f}",

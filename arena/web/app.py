@@ -208,7 +208,7 @@ class Site:
 
 def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=None,
              port: int = 0, max_tables: int = MAX_TABLES, league: bool = False,
-             signup: bool = False):
+             signup: bool = False, remote_grace: float | None = None):
     """The ASGI application over ``engine`` (a database) and ``registry`` (the bots);
     ``poll``: seconds between a live feed's looks at the database; ``idle``: seconds a
     table is held after it was last asked for (``Site.tidy``); ``hosts``: the ``Host``
@@ -621,8 +621,10 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
     ]
     if league:
         from . import league as signing
+        from . import remote
 
-        routes[-1:-1] = signing.routes(site, engine, named, signup)
+        routes[-1:-1] = signing.routes(site, engine, named, signup) + remote.routes(
+            site, engine, named, *([remote_grace] if remote_grace is not None else []))
     @contextlib.asynccontextmanager
     async def lifespan(app):
         checker = getattr(site, "checker", None)  # a league's uploads (arena.web.league)
@@ -631,6 +633,8 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
         yield
         if checker is not None:
             checker.stop()
+        for link in list(getattr(site, "remote_links", {}).values()):
+            await link.end()
         site.close()  # the bots of tables still open; their matches stay as stored
 
     app = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found},
@@ -646,7 +650,8 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
 
 
 def serve(engine, registry, host: str = "127.0.0.1", port: int = 8000, ready=None,
-          max_tables: int = MAX_TABLES, league: bool = False, signup: bool = False) -> None:
+          max_tables: int = MAX_TABLES, league: bool = False, signup: bool = False,
+          remote_grace: float | None = None) -> None:
     """Serve until interrupted. The socket is bound first, so a port in use is one clear
     ArenaError; ``ready(url)`` is called once the server listens."""
     import uvicorn
@@ -665,7 +670,7 @@ def serve(engine, registry, host: str = "127.0.0.1", port: int = 8000, ready=Non
     hosts = ["*"] if host in ("0.0.0.0", "::", "") else [f"{shown}:{port}"] + (
         [f"localhost:{port}"] if host in ("127.0.0.1", "::1") else [])
     app = make_app(engine, registry, hosts=hosts, port=port, max_tables=max_tables,
-                   league=league, signup=signup)
+                   league=league, signup=signup, remote_grace=remote_grace)
     config = uvicorn.Config(app, log_level="warning",
                             timeout_graceful_shutdown=2, lifespan="on")
     server = uvicorn.Server(config)

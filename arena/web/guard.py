@@ -54,13 +54,17 @@ class Guard:
         return hmac.new(self.key, visitor.encode(), hashlib.sha256).hexdigest()[:32].encode()
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
+        if scope["type"] not in ("http", "websocket"):
             return await self.app(scope, receive, send)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1")
                    for k, v in scope.get("headers", [])}
         host = headers.get("host", "").lower()
         if "*" not in self.hosts and host not in self.hosts:
+            if scope["type"] == "websocket":  # refused before its handshake: 403
+                return await send({"type": "websocket.close", "code": 4400})
             return await _refuse(scope, send, 400, "this server answers only to its own address")
+        if scope["type"] == "websocket":  # acts for the API token it is opened with alone
+            return await self.app(scope, receive, send)
         visitor = _cookie(headers.get("cookie", ""), self.cookie)
         fresh = visitor is None or len(visitor) != 32 or not visitor.isalnum()
         if fresh:
