@@ -569,13 +569,17 @@ def test_two_authors_each_see_their_own_bots_output_and_never_the_others(league,
         until(lambda b: b.execute_script(
             "return document.querySelectorAll('#bots tr[data-status=\"done\"]').length"))
         browser.get(server.url + "mine.html")
-        page = browser.page_source  # (the logs are in closed <details>: in the page, not shown)
-        assert "adabot-was-here" in page and "bobbot-was-here" not in page
+        # (the logs are in closed <details>: in the page's source, not shown; the source is
+        # read once the page holds them - it reloads itself while anything moves)
+        page = until(lambda b: (lambda p: p if "adabot-was-here" in p else None)(
+            b.page_source))
+        assert "bobbot-was-here" not in page
         # what a bot wrote is text, never markup: its script is shown, not run
         assert "&lt;script&gt;window.pwned" in page
         assert browser.execute_script("return window.pwned") is None
-        assert "ladder/vandtia/cardems/2p" in page and " of " in browser.find_element(
-            By.CSS_SELECTOR, "#bots td.rating").text
+        assert "ladder/vandtia/cardems/2p" in page
+        assert until(lambda b: " of " in b.execute_script(  # a rating: "mu ± sigma (1 of 3)"
+            "return (document.querySelector('#bots td.rating') || {}).textContent || ''"))
         # a match both played: each sees their own bot's output on its page, not the other's
         with sqlite3.connect(path) as conn:
             match_id = conn.execute(
