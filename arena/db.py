@@ -33,6 +33,9 @@ HUMAN_SEASONS = "human/"
 #: The label of a match of bots played for people to watch (``human/.../watch-N``,
 #: ``arena serve``): stored and replayed like any, rated in no league.
 WATCHED = "watch-"
+#: The label of a person's practice match (``human/.../practice-N``): moves taken back and
+#: hints asked for, so rated in no league.
+PRACTICE = "practice-"
 
 
 def now() -> datetime:
@@ -765,9 +768,10 @@ def results(engine, game: str, variant: str, players: int | None = None,
         query = query.where(SeasonRow.players == players)
     if season is not None:
         query = query.where(SeasonRow.name == season)
-    elif humans:  # bots' matches played to be watched are rated in no league
+    elif humans:  # bots' matches played to be watched, and practice, are rated in no league
         query = query.where(SeasonRow.name.like(HUMAN_SEASONS + "%"),
-                            SeasonRow.name.not_like(f"{HUMAN_SEASONS}%/{WATCHED}%"))
+                            SeasonRow.name.not_like(f"{HUMAN_SEASONS}%/{WATCHED}%"),
+                            SeasonRow.name.not_like(f"{HUMAN_SEASONS}%/{PRACTICE}%"))
     else:  # a person's matches are not mixed into a bot league unless asked, nor A/B tests
         query = query.where(SeasonRow.name.not_like(HUMAN_SEASONS + "%"), SeasonRow.rated)
     query = query.order_by(SeasonRow.id, MatchRow.fixture, SeatRow.seat)

@@ -40,7 +40,7 @@ def expand(data: dict) -> list[list[list[dict]]]:
 
 
 def shown(zones: list[dict]) -> list[str]:
-    return [c for zone in zones for _, cards, _ in zone["rows"] for c in cards.split()]
+    return [c for zone in zones for _, cards, *_ in zone["rows"] for c in cards.split()]
 
 
 def named(value) -> set[str]:

@@ -8,8 +8,9 @@ The view of everyone adds ``state.reveal()`` (the hidden cards) to the public ta
 rule is implemented twice: the browser only draws what these frames say.
 
 A view is a list of zones, each a seat or a part of the table, ``{"title", "tags",
-"rows": [[label, cards, hidden]]}``, with cards by name, joined by spaces (``"7H 7D"``,
-``"BJ"``, ``"9M WF"``), and ``hidden`` a count of cards face down. Beside the views a
+"rows": [[label, cards, hidden, role]]}``, with cards by name, joined by spaces (``"7H 7D"``,
+``"BJ"``, ``"9M WF"``), ``hidden`` a count of cards face down and ``role`` what the row is
+(:data:`ROLES`), for a page that lays the table out rather than listing it. Beside the views a
 frame has the public facts (phase, trump, stock...) and the last action, as the other
 seats know it (a Cherki call's pair and a Tractor bury are the actor's secret) and as it
 was.
@@ -20,6 +21,13 @@ from __future__ import annotations
 from ..cards import SUIT_SYMBOLS
 
 EVERYONE = "everyone"
+
+#: What a row of a zone is: a seat's ``hand``, ``faceup`` and ``facedown`` cards (Vändtia),
+#: its cards ``trick`` in the current trick and ``picks`` so far (Tractor), the card just
+#: ``drawn`` and the ``winning`` hand (Cherki); the table's ``pile``, ``stock``, ``burned``,
+#: ``kitty``, ``buried`` and ``last-trick``.
+ROLES = ("hand", "faceup", "facedown", "trick", "picks", "drawn", "winning", "pile", "stock",
+         "burned", "kitty", "buried", "last-trick")
 
 
 def match_frames(game, variant: str, seed: int, actions: list, names: list[str],
@@ -64,7 +72,8 @@ def seat_header(game: str, variant: str, names: list[str], seat: int) -> dict:
 
 def _rows(zones: list[dict]) -> list[dict]:
     for zone in zones:
-        zone["rows"] = [[label, " ".join(cards), hidden] for label, cards, hidden in zone["rows"]]
+        zone["rows"] = [[label, " ".join(cards), hidden, role]
+                        for label, cards, hidden, role in zone["rows"]]
     return zones
 
 
@@ -145,12 +154,13 @@ def _vandtia(o: dict, names, reveal: dict | None) -> dict:
             hidden, down, down_hidden = seat["hand"] - len(seat["known"]), [], len(
                 seat["facedown"])
         zones.append({"title": _seat_title(p, names), "tags": tags,
-                      "rows": [["hand", hand, hidden], ["face-up", seat["faceup"], 0],
-                               ["face-down", down, down_hidden]]})
+                      "rows": [["hand", hand, hidden, "hand"],
+                               ["face-up", seat["faceup"], 0, "faceup"],
+                               ["face-down", down, down_hidden, "facedown"]]})
     stock = reveal["stock"] if reveal is not None else []
     zones.append({"title": "table", "tags": [], "rows": [
-        ["pile", o["pile"], 0], ["stock", stock, 0 if reveal else o["stock"]],
-        ["burned", o["burned"], 0]]})
+        ["pile", o["pile"], 0, "pile"], ["stock", stock, 0 if reveal else o["stock"], "stock"],
+        ["burned", o["burned"], 0, "burned"]]})
     facts = [["phase", o["phase"]], ["to move", _seat(o["to_move"], names)],
              ["to play on", o["top"] or "anything"], ["stock", str(o["stock"])]]
     return zones, facts
@@ -183,20 +193,21 @@ def _tractor(o: dict, names, reveal: dict | None) -> dict:
                                                    else 0)
             if o["phase"] == "bury" and p == o["dealer"]:
                 hidden += 8 - len(o["buried"] or [])
-        rows = [["hand", hand, hidden], ["in this trick", current.get(p, []), 0]]
+        rows = [["hand", hand, hidden, "hand"],
+                ["in this trick", current.get(p, []), 0, "trick"]]
         if p == o["seat"] and o["picks"] and reveal is None:
-            rows.append(["picked so far", o["picks"], 0])
+            rows.append(["picked so far", o["picks"], 0, "picks"])
         zones.append({"title": _seat_title(p, names), "tags": tags,
                       "rows": rows})
     kitty = reveal["kitty"] if reveal is not None else o["kitty"]
     buried = reveal["buried"] if reveal is not None else o["buried"]
-    table = [["kitty", kitty or [], 0 if kitty is not None else 8]]
+    table = [["kitty", kitty or [], 0 if kitty is not None else 8, "kitty"]]
     if buried or reveal is None and o["phase"] == "play":
-        table.append(["buried", buried or [], 0 if buried is not None else 8])
+        table.append(["buried", buried or [], 0 if buried is not None else 8, "buried"])
     if o["tricks"]:
         last = o["tricks"][-1]
         table.append([f"last trick (won by seat {last['winner']}, {last['points']} points)",
-                      [c for _, cards in last["plays"] for c in cards], 0])
+                      [c for _, cards in last["plays"] for c in cards], 0, "last-trick"])
     zones.append({"title": "table", "tags": [], "rows": table})
     declared = [b for b in o["bids"] if b["bid"] != "pass"]
     facts = [["deal", str(o["deal"])], ["phase", o["phase"]],
@@ -241,18 +252,19 @@ def _cherki(o: dict, names, reveal: dict | None) -> dict:
             hand, hidden = o["hand"], 0
         else:
             hand, hidden = held[p], size - len(held[p])
-        rows = [["hand", hand, hidden]]
+        rows = [["hand", hand, hidden, "hand"]]
         drawn = reveal["drawn"] if reveal is not None and o["to_move"] == p else (
             o["drawn"] if p == o["seat"] else None)
         if drawn:
-            rows.append(["just drawn", [drawn], 0])
+            rows.append(["just drawn", [drawn], 0, "drawn"])
         if o["winner"] == p and o["winning_hand"]:
-            rows.append(["winning hand", o["winning_hand"], 0])
+            rows.append(["winning hand", o["winning_hand"], 0, "winning"])
         zones.append({"title": _seat_title(p, names), "tags": tags,
                       "rows": rows})
     stock = reveal["stock"] if reveal is not None else []
     zones.append({"title": "table", "tags": [], "rows": [
-        ["pile (top last)", o["pile"], 0], ["stock", stock, 0 if reveal else o["stock"]]]})
+        ["pile (top last)", o["pile"], 0, "pile"],
+        ["stock", stock, 0 if reveal else o["stock"], "stock"]]})
     facts = [["phase", o["phase"]], ["to move", _seat(o["to_move"], names)],
              ["stock", str(o["stock"])],
              ["draws", ", ".join(f"seat {p}: {n}" for p, n in enumerate(o["draws"]))],

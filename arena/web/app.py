@@ -449,7 +449,8 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
                                              pace=pace)
             else:
                 seats = opponents[:seat] + [person] + opponents[seat:]
-                table, token = tables.create(engine, registry, game, variant, seats)
+                table, token = tables.create(engine, registry, game, variant, seats,
+                                             practice=bool(form.get("practice")))
             site.hold(table, who)
         return table, token
 
@@ -562,6 +563,56 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
             return JSONResponse(table.view(since, True), headers={"Cache-Control": "no-store"})
         return await run_in_threadpool(guarded(lambda _: move(), as_json=True), request)
 
+    def _mine(request):
+        table = site.table(number(request))
+        return table, cookie(request, COOKIE.format(table.id))
+
+    def table_hint(request):
+        table, token = _mine(request)
+        return JSONResponse(table.hint(token), headers={"Cache-Control": "no-store"})
+
+    def table_undo(request):
+        table, token = _mine(request)
+        back = table.take_back(token)
+        with site.lock:
+            site.tables.pop(table.id, None)
+        return JSONResponse({**site.table(table.id).view(0, True), "undone_to": back},
+                            headers={"Cache-Control": "no-store"})
+
+    def table_review(request):
+        """A finished practice match reviewed from the person's seat (``arena review``'s
+        reviewer, stored as it stores one): its replay page then marks every decision."""
+        from ..leagues.review import review_match
+
+        table, token = _mine(request)
+        table._practising(token, "a review from the table")
+        if table.match_id is None:
+            raise tables.TableError("the match is not over: it is reviewed once it has ended",
+                                    409)
+        review_match(engine, registry, table.match_id, {table.seat})
+        return JSONResponse({"match": table.match_id, "page": f"match-{table.match_id}.html"})
+
+    def table_again(request):
+        """Another deal at the same table: the same seats, a fresh deal (a rematch)."""
+        table, token = _mine(request)
+        if not table.owns(token):
+            raise tables.TableError("this match is not yours", 403)
+        if table.challenge is not None:
+            raise tables.TableError("a challenge's next deal is the challenge's: see its page",
+                                    409)
+        if table.seat is None:
+            raise tables.TableError("a match of bots is not played again from here", 409)
+        from .league import CURRENT
+
+        account = CURRENT.get() if league else None
+        who = f"account:{account.name}" if account is not None else visitor(request)
+        with site.admitted(who, _bots_of(table)):
+            again, token = tables.create(engine, registry, table.game.name,
+                                         table.defn.variant, list(table.defn.bots),
+                                         practice=table.practice)
+            site.hold(again, who)
+        return _seated(again, token)
+
     def table_abandon(request):
         table = site.table(number(request))
         table.abandon(cookie(request, COOKIE.format(table.id)))
@@ -614,6 +665,11 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
         Route("/api/table/{id}/move", table_move, methods=["POST"]),
         Route("/api/table/{id}/abandon", guarded(table_abandon, as_json=True),
               methods=["POST"]),
+        Route("/api/table/{id}/hint", guarded(table_hint, as_json=True), methods=["POST"]),
+        Route("/api/table/{id}/undo", guarded(table_undo, as_json=True), methods=["POST"]),
+        Route("/api/table/{id}/review", guarded(table_review, as_json=True),
+              methods=["POST"]),
+        Route("/table-{id}-again", guarded(table_again), methods=["POST"]),
         Route("/events/season/{id}", season_events),
         Route("/events/table/{id}", table_events),
         Mount("/static", StaticFiles(packages=[("arena.web", "static"),

@@ -67,8 +67,9 @@ class _Watched:
 
     def apply(self, action) -> None:
         actor = self._state.to_move
+        forced = len(self._state.legal_actions()) == 1  # played by the referee, unasked
         self._state.apply(action)
-        self._moved(actor, action)
+        self._moved(actor, action, forced)
 
 
 class Table:
@@ -84,6 +85,7 @@ class Table:
         self.seat, self.token_hash = table["seat"], table["token"]
         self.pace = table.get("pace", 0.0)  # seconds between two moves of a bots' table
         self.challenge = table.get("challenge")  # the challenge it is a deal of, if one
+        self.practice = bool(table.get("practice"))  # unrated: undo, hints, a review
         self.stored = list(table["actions"])  # replayed on resume: they stand
         self.defn = league.definition(row)
         self.game = registry.game(row.game)
@@ -93,6 +95,7 @@ class Table:
         self.frames: dict[int, list[dict]] = {
             s: [] for s in ([self.seat] if self.seat is not None else range(row.players))}
         self.actions: list = []
+        self.decided: list[int] = []  # the moves at which the person chose (not forced)
         self.pending: list | None = None  # the person's legal actions while it is to move
         self.match_id: int | None = None
         self.result: dict | None = None
@@ -130,11 +133,14 @@ class Table:
 
     # -- the referee's side ----------------------------------------------------------------
 
-    def _moved(self, actor: int, action) -> None:
+    def _moved(self, actor: int, action, forced: bool = False) -> None:
         self.actions.append(action)
         for seat, frames in self.frames.items():
-            frames.append(seat_frame(self.game.name, self.state._state, self.names, seat,
-                                     actor, action))
+            frame = seat_frame(self.game.name, self.state._state, self.names, seat, actor,
+                               action)
+            if forced:  # the only legal action: announced as such
+                frame["forced"] = True
+            frames.append(frame)
 
     def _drive(self, ask, until: int | None = None) -> None:
         """Answer the referee's asks until the person must choose or the match ends - or,
@@ -148,6 +154,8 @@ class Table:
                     return
                 kind, seat, *what = ask
                 if seat == self.seat:
+                    if kind == "act":
+                        self.decided.append(len(self.actions))
                     if kind == "act" and not replaying:
                         self.pending = list(what[1])
                         self._save()
@@ -243,6 +251,54 @@ class Table:
             humans.abandon(self.engine, self.defn, len(self.actions))
             self.status = "abandoned"
 
+    def _practising(self, token: str | None, what: str) -> None:
+        if not self.owns(token):
+            raise TableError("this match is not yours", 403)
+        if not self.practice:
+            raise TableError(f"{what} is for a practice table: a rated match or a challenge's "
+                             "deal is played as it stands", 403)
+
+    def hint(self, token: str | None, reviewer: str | None = None) -> dict:
+        """A practice table's hint: what the reviewer (``arena review``'s, in the sandbox)
+        would play from the person's seat now, judged from that seat's observation alone -
+        ``{"action", "reviewer", "at"}``."""
+        from ..leagues import review
+
+        self._practising(token, "a hint")
+        with self.lock:
+            if self.pending is None:
+                raise TableError("no move of yours is awaited: nothing to hint", 409)
+            state, at, legal = self.state._state.copy(), len(self.actions), self.pending
+        if len(legal) == 1:
+            return {"action": legal[0], "reviewer": "", "at": at}
+        judged = review.review_position(self.registry, self.game, self.defn.variant, state,
+                                        legal[0], reviewer,
+                                        seed=humans.deal_seed(self.defn))
+        return {"action": judged["best"],
+                "reviewer": review.reviewer_name(self.registry, self.game.name, reviewer),
+                "at": at}
+
+    def take_back(self, token: str | None) -> int:
+        """A practice table's undo: back to the person's decision before the one awaited
+        (the moves after it, the bots' too, are taken back; the bots, started again with
+        their seeds, answer again as they did). The stored actions are cut there; the
+        table is then to be opened again (:func:`open_table`). The move it goes back to."""
+        self._practising(token, "undo")
+        with self.lock:
+            if self.pending is None:
+                raise TableError(f"match {self.id} is {self.status}: undo takes back a move "
+                                 "while the match runs", 409)
+            if len(self.decided) < 2:
+                raise TableError("nothing to take back: this is your first decision", 409)
+            back = self.decided[-2]
+            self.pending = None
+            self.close()
+            row = db.get_season(self.engine, self.name)
+            options = json.loads(row.options)
+            options["table"]["actions"] = list(self.actions[:back])
+            db.set_status(self.engine, self.id, "running", options)
+            return back
+
     def view(self, since: int = 0, mine: bool = False, seat: int | None = None) -> dict:
         """What a browser is sent: one seat's frames from ``since`` on (the person's, or
         ``seat`` of a bots' table), the match's public progress and result, and - to the
@@ -262,13 +318,82 @@ class Table:
                     "to_move": None if self.status != "running" else self.state.to_move,
                     "result": None if self.result is None else {
                         k: self.result[k] for k in ("ranks", "scores", "reason", "faults")},
-                    "match": self.match_id, "challenge": self.challenge}
+                    "match": self.match_id, "challenge": self.challenge,
+                    "practice": self.practice,
+                    "decided": [d for d in self.decided if d < len(self.actions)],
+                    "ending": None if self.result is None else ending(
+                        self.game.name, self.names, seat, self.result,
+                        self.seat if mine else None)}
+
+
+def _who(names: list[str], p: int, person: int | None) -> str:
+    if p == person:
+        return "you"
+    name = names[p]
+    return name.partition(":")[2] or "a person" if is_human(name) else name
+
+
+def _place(n: int) -> str:
+    return {1: "first", 2: "second", 3: "third"}.get(n, f"{n}th")
+
+
+def ending(game: str, names: list[str], seat: int, result: dict,
+           person: int | None = None) -> str:
+    """The end of a match in plain words, for the seat shown (``person``: the seat played
+    by the person reading it, who is "you"): who won and, in Cherki, who pays whom; a
+    forfeit and the move cap said as such."""
+    ranks, scores = result["ranks"], result["scores"]
+    faults, reason = result.get("faults") or [None] * len(ranks), result.get("reason")
+    n = len(ranks)
+    who = [_who(names, p, person) for p in range(n)]
+    you = seat == person
+    lines = [f"{who[p].capitalize()} forfeited ({faults[p]})" for p in range(n)
+             if faults[p]]
+    if game == "cherki":
+        won = [p for p in range(n) if scores[p] > 0]
+        if not won:
+            why = {"cap": "the move cap was reached", "stock": "the stock ran out"}.get(
+                reason, reason)
+            lines.append(f"A drawn deal ({why}): nobody pays")
+        elif won[0] == seat:
+            lines.append(f"{who[seat].capitalize()} won: each opponent pays "
+                         f"{scores[seat] // 2} (+{scores[seat]})")
+        else:
+            w = won[0]
+            pays = "pay" if you else "pays"
+            lines.append(f"{who[w].capitalize()} won; {who[seat]} {pays} {-scores[seat]}")
+    elif game == "tractor":
+        mate = (seat + 2) % n
+        team = f"{who[seat].capitalize()} and {who[mate]}"
+        margin = scores[seat]
+        if margin > 0:
+            lines.append(f"{team} won: +{margin} level{'s' if margin != 1 else ''}")
+        elif margin < 0:
+            lines.append(f"{team} lost: {margin} level{'s' if margin != -1 else ''}")
+        else:
+            lines.append(f"{team} drew level with the other team")
+    else:
+        place = ranks[seat]
+        tied = ranks.count(place) > 1
+        if reason == "cap":
+            lines.append(f"The move cap ended the match: {who[seat]} "
+                         f"{'share' if tied else 'take'}{'' if you else 's'} "
+                         f"{_place(place)} place of {n}")
+        elif place == 1 and not tied:
+            lines.append(f"{who[seat].capitalize()} went out first — "
+                         f"{'you win' if you else 'a win'}")
+        elif place == n:
+            lines.append(f"{who[seat].capitalize()} {'were' if you else 'was'} left with "
+                         f"cards — {'you lose' if you else 'last place'}")
+        else:
+            lines.append(f"{who[seat].capitalize()} went out {_place(place)} of {n}")
+    return "; ".join(lines) + "."
 
 
 def create(engine, registry: Registry, game: str, variant: str | None, seats: list[str],
            limits: str = "", seed: int | None = None, secret: str | None = None,
            token: str | None = None, extra: dict | None = None,
-           pace: float | None = None) -> tuple[Table, str]:
+           pace: float | None = None, practice: bool = False) -> tuple[Table, str]:
     """A new table: ``seats`` names each seat in order, one of them a person (``human`` or
     ``human:NAME``), the others bots (with options). Its token, for the person's browser
     (``token``: one already given, as a challenge's deals share one). ``seed`` and
@@ -277,7 +402,11 @@ def create(engine, registry: Registry, game: str, variant: str | None, seats: li
 
     With ``pace``, every seat is a bot and the match is played for people to watch, a move
     every ``pace`` seconds, from any seat's view: a season ``human/.../watch-N``, stored and
-    replayed like any match and rated in no league (``db.WATCHED``)."""
+    replayed like any match and rated in no league (``db.WATCHED``).
+
+    With ``practice``, the person's match is rated in no league either (``db.PRACTICE``)
+    and its person may take moves back and ask for hints (:meth:`Table.take_back`,
+    :meth:`Table.hint`)."""
     people = [s for s, name in enumerate(seats) if is_human(name)]
     if pace is not None:
         if people or not 0 <= pace <= MAX_PACE:
@@ -297,13 +426,15 @@ def create(engine, registry: Registry, game: str, variant: str | None, seats: li
         if not is_human(name):
             registry.bot(name, game)
     defn = humans.create(engine, registry, game, variant, seats, seed, secret,
-                         label="" if pace is None else db.WATCHED)
+                         label=db.WATCHED if pace is not None else db.PRACTICE if practice
+                         else "")
     token = token or secrets.token_urlsafe(24)
     row = db.get_season(engine, defn.name)
     options = json.loads(row.options)
     options["table"] = {"seat": people[0] if people else None, "token": _hash(token),
                         "actions": [], "limits": limits, **(extra or {}),
-                        **({"pace": pace} if pace is not None else {})}
+                        **({"pace": pace} if pace is not None else {}),
+                        **({"practice": True} if practice and pace is None else {})}
     db.set_status(engine, row.id, "running", options)
     return Table(engine, registry, db.get_season(engine, defn.name)), token
 
