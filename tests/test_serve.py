@@ -242,29 +242,135 @@ def verified(db_path, season_name: str, tmp_path, matches: int = 1) -> None:
     assert out.returncode == 0 and f"{matches} match(es) verified" in out.stdout, out
 
 
-@pytest.mark.parametrize(("table", "opponents", "seat"), [
-    ("vandtia/cardems/2", "random", 1),
-    ("vandtia/swedish/3", "random", 2),
-    ("tractor/deal/4", "random", 1),
-    ("cherki/standard/3", "random", 0)])
+#: Plays ``arguments[0]`` as a person does, by the cards: each card of the action chosen
+#: from the seat's own cards (a face-down card for a flip), then - unless that choice was
+#: played at once - the choice button that says it; an action without cards by the pile,
+#: the stock or its button. Never the action strings' list. Answers how it was played.
+BY_CARDS = """
+const action = arguments[0], CARD = /^(10|[2-9JQKA])[CDHS]$|^(BJ|SJ)$|^[1-9][CSM]$|^(WF|RF|OT)$/;
+const words = action.split(' ');
+const tokens = words[0] === 'flip' ? ['down:' + words[1]] : words.filter(w => CARD.test(w));
+const before = document.getElementById('panel').dataset.moves;
+const used = new Set();
+for (const t of tokens) {
+  const card = [...document.querySelectorAll('#me .pick')].find(
+    c => c.dataset.token === t && !used.has(c.dataset.key));
+  if (!card) return 'no card ' + t;
+  used.add(card.dataset.key);
+  card.click();
+  if (document.getElementById('panel').dataset.moves !== before ||
+      document.querySelector('#choice').dataset.state === 'posting') return 'cards';
+}
+const button = [...document.querySelectorAll('#choice button.choose')].find(
+  b => b.dataset.choice === action);
+if (!tokens.length && (words[0] === 'pickup' || words[0] === 'take' || words[0] === 'draw')) {
+  const zone = document.querySelector(words[0] === 'draw' ? '#middle [data-zone="stock"].target'
+                                      : '#middle [data-zone="pile"].target');
+  if (zone) { zone.click(); return 'zone'; }
+}
+if (!button) return tokens.length ? 'cards' : 'no button for ' + action;
+button.click();
+return 'button';
+"""
+
+#: Where the zones a decision needs lie, in the page's own coordinates, and whether the
+#: page scrolls sideways.
+PLACES = """
+const box = z => { const e = document.querySelector(z); if (!e) return null;
+  const r = e.getBoundingClientRect();
+  return [r.left + scrollX, r.top + scrollY, r.right + scrollX, r.bottom + scrollY]; };
+return {hand: box('#me [data-zone="hand"]'),
+        middle: box('#middle [data-zone="pile"]') || box('#middle [data-zone="trick"]'),
+        log: box('#log'), width: innerWidth, height: innerHeight,
+        scroll: document.documentElement.scrollWidth,
+        fresh: [...document.querySelectorAll('#log li.new')].map(li => Number(li.dataset.step)),
+        forced: [...document.querySelectorAll('#log li.forced')].map(li => Number(li.dataset.step))};
+"""
+
+
+def phone(browser, size: tuple[int, int]) -> None:
+    """The page's viewport made ``size`` (a phone's is drawn as one: touch, no scrollbar)."""
+    width, height = size
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 500})
+
+
+def instant(browser, url: str) -> None:
+    """The bots' moves shown at once (the table's speed setting), so a test waits for none."""
+    browser.get(url + "play.html")
+    browser.execute_script("localStorage.setItem('arena-speed', '0')")
+
+
+def play_by_cards(browser, choose=varied, places=None) -> int:
+    """Play every decision to the end by the cards (``BY_CARDS``); ``places(state, seen)``
+    is called at each decision with ``PLACES``. The decisions played."""
+    browser.set_script_timeout(WAIT)
+    clicks, before = 0, None
+    while True:
+        state, _, actions = browser.execute_async_script(READY, before)
+        if state["status"] != "running":
+            return clicks
+        if places is not None:
+            places(state, browser.execute_script(PLACES))
+        how = browser.execute_script(BY_CARDS, actions[choose(actions, clicks)])
+        assert how in ("cards", "zone", "button"), how
+        clicks, before = clicks + 1, state["moves"]
+
+
+@pytest.mark.parametrize(("table", "opponents", "seat", "size"), [
+    ("vandtia/cardems/2", "random", 1, (390, 844)),
+    ("vandtia/swedish/3", "random", 2, (1280, 800)),
+    ("tractor/deal/4", "random", 1, (390, 844)),
+    ("cherki/standard/3", "random", 0, (1280, 800))])
 def test_a_match_clicked_to_its_end_is_stored_verified_and_leaked_nothing(
-        served, browser, tmp_path, table, opponents, seat):
+        served, browser, tmp_path, table, opponents, seat, size):
+    """Played by the cards alone at a laptop's and a phone's size: at every decision the
+    hand, the pile or trick and the log lie on the first screen, nothing scrolls sideways,
+    and the log marks exactly the moves made since the person's last one."""
     server = served()
     received = Received(browser)
+    phone(browser, size)
+    instant(browser, server.url)
     table_id = sit(browser, server.url, table, opponents, seat, "Ada")
-    clicks = click_to_the_end(browser, varied)
+    mine: list[int] = []  # the moves at which the person chose
+
+    def places(state, seen):
+        assert seen["scroll"] <= seen["width"], seen
+        for zone in ("hand", "middle", "log"):
+            left, top, right, bottom = seen[zone]
+            assert left >= 0 and top >= 0 and right <= seen["width"] and \
+                bottom <= seen["height"], (zone, seen)
+        moves = int(state["moves"])
+        since = mine[-1] + 2 if mine else 1  # the frame after the person's own move
+        assert seen["fresh"] == list(range(since, moves + 1)), seen
+        mine.append(moves)
+
+    clicks = play_by_cards(browser, varied, places)
     received.collect()
     assert clicks > 3
     state = panel(browser)
     assert state["status"] == "done"
     from selenium.webdriver.common.by import By
 
-    assert "The match is over" in browser.find_element(By.ID, "status").text
+    from arena.web.tables import ending
+
     row, matches = stored(tmp_path / "a.db", table_id)
     assert row.status == "done" and len(matches) == 1
     match, seats = matches[0]
     assert seats[seat].bot == "human:Ada"
+    result = {"ranks": [s.rank for s in seats], "scores": [s.score for s in seats],
+              "reason": match.reason, "faults": [s.fault for s in seats]}
+    assert browser.find_element(By.ID, "status").text.startswith(
+        ending(row.game, [s.bot for s in seats], seat, result, seat))
     game = Registry().game(row.game)
+    # every forced move (the only legal one: played unasked) is announced in the log
+    replayed = game.new_state(row.variant, row.players, match.seed)
+    forced = []
+    for i, action in enumerate(json.loads(match.replay)):
+        if len(replayed.legal_actions()) == 1:
+            forced.append(i + 1)
+        replayed.apply(action)
+    assert forced and browser.execute_script(PLACES)["forced"] == forced
     assert check_nothing_leaked(received, game, row, match, seat) >= clicks
     verified(tmp_path / "a.db", row.name, tmp_path)
     # its replay: every view, now that it has ended

@@ -342,7 +342,8 @@ def ending(game: str, names: list[str], seat: int, result: dict,
     """The end of a match in plain words, for the seat shown (``person``: the seat played
     by the person reading it, who is "you"): who won and, in Cherki, who pays whom; a
     forfeit and the move cap said as such."""
-    ranks, scores = result["ranks"], result["scores"]
+    ranks = result["ranks"]
+    scores = [int(x) if float(x).is_integer() else x for x in result["scores"]]
     faults, reason = result.get("faults") or [None] * len(ranks), result.get("reason")
     n = len(ranks)
     who = [_who(names, p, person) for p in range(n)]

@@ -158,10 +158,12 @@
     line.appendChild(el("span", "n", hand.cards.length + hand.hidden + " in hand"));
     if (hand.cards.length) line.appendChild(cardsBox("known", hand.cards, 0, {cls: "small", label: "cards known in its hand"}));
     box.appendChild(line);
+    var more = el("div", "line");
     ["faceup", "facedown", "drawn", "winning"].forEach(function (role) {
       if (!r[role] || (!r[role].cards.length && !r[role].hidden)) return;
-      box.appendChild(cardsBox(role, r[role].cards, r[role].hidden, {cls: "small", backs: r[role].hidden, label: r[role].label}));
+      more.appendChild(labelled(r[role].label, cardsBox(role, r[role].cards, r[role].hidden, {cls: "small", backs: r[role].hidden})));
     });
+    if (more.childNodes.length) box.appendChild(more);
     return box;
   }
 
@@ -243,7 +245,7 @@
     if (r.picks) me.appendChild(labelled("picked so far", cardsBox("picks", r.picks.cards, 0, {cls: "small"})));
     var hand = cardsBox("hand", r.hand.cards, r.hand.hidden, {pick: pick, cls: "fan", label: "your hand"});
     if (r.drawn) hand.querySelectorAll('[data-card="' + r.drawn.cards[0] + '"]').forEach(function (c) { c.classList.add("fresh"); });
-    me.appendChild(hand);
+    me.appendChild(labelled("your hand", hand));
     if (r.winning) me.appendChild(labelled("winning hand", cardsBox("winning", r.winning.cards, 0, {cls: "small"})));
     markLog();
     render();
@@ -272,6 +274,10 @@
     else if (verb === "take" && before && before.pile && before.pile.cards.length) said = "took " + cardText(before.pile.cards[before.pile.cards.length - 1]);
     else if (verb === "bury" && !cards.length) said = "buried a card";
     else if (verb === "draw" && game === "vandtia") said = "drew from the stock and tried it";
+    else if (verb === "draw" && game === "cherki" && p === Number(panel.dataset.seat)) {
+      var drawn = rows(f.views[0][p]).drawn;  // one's own draw: the card is one's own to see
+      if (drawn) said = "drew " + cardText(drawn.cards[0]);
+    }
     else if (verb === "discard" && parts.indexOf("call") > 0) said = "discarded " + cardText(cards[0]) + " and called Cherki";
     else if (verb === "call") said = "called Cherki";
     else if (cards.length) said += " " + cardsText(cards);
