@@ -301,15 +301,20 @@ def instant(browser, url: str) -> None:
     browser.execute_script("localStorage.setItem('arena-speed', '0')")
 
 
-def play_by_cards(browser, choose=varied, places=None) -> int:
-    """Play every decision to the end by the cards (``BY_CARDS``); ``places(state, seen)``
-    is called at each decision with ``PLACES``. The decisions played."""
+def play_by_cards(browser, choose=varied, places=None, decisions: int | None = None,
+                  moves: list | None = None) -> int:
+    """Play every decision to the end (or ``decisions`` of them, then wait for the next) by
+    the cards (``BY_CARDS``); ``places(state, seen)`` is called at each decision with
+    ``PLACES``, and the move each decision was at is added to ``moves``. The decisions
+    played."""
     browser.set_script_timeout(WAIT)
     clicks, before = 0, None
     while True:
         state, _, actions = browser.execute_async_script(READY, before)
-        if state["status"] != "running":
+        if state["status"] != "running" or clicks == decisions:
             return clicks
+        if moves is not None:
+            moves.append(int(state["moves"]))
         if places is not None:
             places(state, browser.execute_script(PLACES))
         how = browser.execute_script(BY_CARDS, actions[choose(actions, clicks)])
@@ -578,7 +583,8 @@ def test_a_bot_that_crashes_forfeits_with_the_reason_shown(served, browser, tmp_
     table_id = sit(browser, server.url, "vandtia/cardems/2", "crasher", 0)
     click_to_the_end(browser)
     text = browser.find_element(By.ID, "status").text
-    assert "seat 1 forfeits: crash" in text, text
+    assert text.startswith("crasher forfeited (crash: RuntimeError: always). You went out "
+                           "first — you win."), text
     row, matches = stored(tmp_path / "a.db", table_id)
     assert row.status == "done" and matches[0][1][1].fault.startswith("crash")
     assert matches[0][1][0].rank == 1
@@ -1150,3 +1156,75 @@ def _bot_place(db_path) -> float:
     row = next(r for r, _ in db.list_seasons(engine) if "challenge" in r.name)
     (m, seats), = db.season_matches(engine, row.id)
     return seat_place([s.rank for s in seats], 0)
+
+
+def test_a_practice_table_takes_moves_back_hints_and_reviews_and_a_rated_one_refuses(
+        served, browser, tmp_path):
+    """Practice (unrated): undo takes the match back to the person's decision before, the
+    bots answering again as they did; a hint is the reviewer's choice from the seat's
+    observation, one of the legal actions; the finished game opens reviewed. A rated
+    table refuses undo and hints, and its end offers a rematch instead."""
+    from selenium.webdriver.common.by import By
+
+    server = served()
+    instant(browser, server.url)
+    phone(browser, (1280, 800))
+    fill(browser, server.url, "play.html", "vandtia/cardems/2",
+         {"seat": "0", "opponents": "random", "name": "Ada"},
+         before=lambda b: b.find_element(By.ID, "practice").click())
+    wait(browser, lambda b: panel(b).get("turn") == "yours", "the first decision")
+    table_id = int(re.search(r"table-(\d+)\.html", browser.current_url).group(1))
+    db_path = tmp_path / "a.db"
+    assert "/practice-" in stored(db_path, table_id)[0].name
+    decided: list[int] = []
+    assert play_by_cards(browser, lambda actions, i: len(actions) - 1, decisions=2,
+                         moves=decided) == 2
+    # two decisions made (the third awaited): undo goes back to the second
+    second = decided[1]
+    browser.find_element(By.ID, "undo").click()
+    wait(browser, lambda b: panel(b).get("moves") == str(second) and
+         panel(b).get("turn") == "yours", "the match taken back to the second decision")
+    options = json.loads(stored(db_path, table_id)[0].options)
+    assert len(options["table"]["actions"]) == second
+    shown = browser.execute_script(
+        "return [...document.querySelectorAll('#log li[data-step]')].length")
+    assert shown == second
+    # the same choice again: the bots answer as they did the first time
+    browser.find_element(By.ID, "hint").click()
+    wait(browser, lambda b: b.find_element(By.ID, "hinted").get_attribute("data-action"),
+         "a hint")
+    hinted = browser.find_element(By.ID, "hinted")
+    legal = [b.get_attribute("data-action")
+             for b in browser.find_elements(By.CSS_SELECTOR, "#actions button.action")]
+    assert hinted.get_attribute("data-action") in legal
+    assert hinted.text.startswith("ismcts would play: "), hinted.text
+    play_by_cards(browser, lambda actions, i: 0)
+    wait(browser, lambda b: panel(b).get("status") == "done", "the end")
+    row, matches = stored(db_path, table_id)
+    assert json.loads(matches[0][0].replay)[:second] == options["table"]["actions"]
+    browser.find_element(By.ID, "review").click()
+    wait(browser, lambda b: "match-" in b.current_url, "the reviewed match")
+    wait(browser, lambda b: b.find_elements(By.ID, "review-line"), "its review marks")
+    assert browser.find_elements(By.CSS_SELECTOR, "#review-chart .rv-bar")
+    # a rated table: no undo, no hint (the server refuses them too), a rematch at its end
+    rated = sit(browser, server.url, "vandtia/cardems/2", "random", 0, "Ada")
+    assert not browser.find_elements(By.ID, "undo")
+    cookie = next(c for c in browser.get_cookies() if c["name"].startswith(
+        f"arena_table_{rated}_"))
+    for what in ("undo", "hint", "review"):
+        code, body = _post(f"{server.url}api/table/{rated}/{what}", {},
+                           f"{cookie['name']}={cookie['value']}")
+        assert code == 403 and "practice table" in body["error"], (what, code, body)
+    play_by_cards(browser)
+    wait(browser, lambda b: b.find_elements(By.ID, "again") and
+         b.find_element(By.ID, "again").is_displayed(), "the rematch button")
+    # the people's league rates the rated match alone: a practice match is rated nowhere
+    board = arena("leaderboard", "vandtia", "--variant", "cardems", "--humans", "--format",
+                  "json", db_path=db_path)
+    assert board.returncode == 0, board.stderr
+    ada = [r for r in json.loads(board.stdout) if r["bot"] == "human:Ada"]
+    assert [r["games"] for r in ada] == [1], board.stdout
+    browser.find_element(By.ID, "again").click()
+    wait(browser, lambda b: f"table-{rated}.html" not in b.current_url and
+         panel(b).get("status") == "running", "a new deal at a new table")
+

@@ -347,8 +347,9 @@ def ending(game: str, names: list[str], seat: int, result: dict,
     faults, reason = result.get("faults") or [None] * len(ranks), result.get("reason")
     n = len(ranks)
     who = [_who(names, p, person) for p in range(n)]
+    big = ["You" if w == "you" else w for w in who]  # a sentence's first word
     you = seat == person
-    lines = [f"{who[p].capitalize()} forfeited ({faults[p]})" for p in range(n)
+    lines = [f"{big[p]} forfeited ({faults[p]})" for p in range(n)
              if faults[p]]
     if game == "cherki":
         won = [p for p in range(n) if scores[p] > 0]
@@ -357,15 +358,15 @@ def ending(game: str, names: list[str], seat: int, result: dict,
                 reason, reason)
             lines.append(f"A drawn deal ({why}): nobody pays")
         elif won[0] == seat:
-            lines.append(f"{who[seat].capitalize()} won: each opponent pays "
+            lines.append(f"{big[seat]} won: each opponent pays "
                          f"{scores[seat] // 2} (+{scores[seat]})")
         else:
             w = won[0]
             pays = "pay" if you else "pays"
-            lines.append(f"{who[w].capitalize()} won; {who[seat]} {pays} {-scores[seat]}")
+            lines.append(f"{big[w]} won; {who[seat]} {pays} {-scores[seat]}")
     elif game == "tractor":
         mate = (seat + 2) % n
-        team = f"{who[seat].capitalize()} and {who[mate]}"
+        team = f"{big[seat]} and {who[mate]}"
         margin = scores[seat]
         if margin > 0:
             lines.append(f"{team} won: +{margin} level{'s' if margin != 1 else ''}")
@@ -381,14 +382,14 @@ def ending(game: str, names: list[str], seat: int, result: dict,
                          f"{'share' if tied else 'take'}{'' if you else 's'} "
                          f"{_place(place)} place of {n}")
         elif place == 1 and not tied:
-            lines.append(f"{who[seat].capitalize()} went out first — "
+            lines.append(f"{big[seat]} went out first — "
                          f"{'you win' if you else 'a win'}")
         elif place == n:
-            lines.append(f"{who[seat].capitalize()} {'were' if you else 'was'} left with "
+            lines.append(f"{big[seat]} {'were' if you else 'was'} left with "
                          f"cards — {'you lose' if you else 'last place'}")
         else:
-            lines.append(f"{who[seat].capitalize()} went out {_place(place)} of {n}")
-    return "; ".join(lines) + "."
+            lines.append(f"{big[seat]} went out {_place(place)} of {n}")
+    return ". ".join(lines) + "."
 
 
 def create(engine, registry: Registry, game: str, variant: str | None, seats: list[str],
@@ -462,6 +463,9 @@ def open_table(engine, registry: Registry, season_id: int) -> Table:
                                 "scores": [s.score for s in seat_rows], "reason": m.reason,
                                 "faults": [s.fault for s in seat_rows]}
                 for action in json.loads(m.replay):
+                    if table.state.to_move == table.seat and len(
+                            table.state.legal_actions()) > 1:  # as the referee asked it
+                        table.decided.append(len(table.actions))
                     table.state.apply(action)
         else:
             for action in table.stored:
