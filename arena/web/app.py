@@ -520,8 +520,14 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
             return RedirectResponse(f"match-{table.match_id}.html", 303)
         seat = _seat_asked(table, asked)
         header = table.view(since=10**9, seat=seat)
+        deals = None  # a challenge's deal: (this deal, of how many)
+        if table.challenge is not None:
+            found = site.challenge(table.challenge)
+            deals = (found.table_ids().index(table.id) + 1 if table.id in found.table_ids()
+                     else 0, found.deals)
         return site.page("table.html", table=table, mine=mine, frames=header,
-                         seat=header["seat"], title=registry.game(table.game.name).title)
+                         seat=header["seat"], title=registry.game(table.game.name).title,
+                         deals=deals)
 
     def _seat_asked(table, asked: str | None) -> int | None:
         """The seat whose view a watcher asked for: while the match runs, any seat of a
