@@ -276,6 +276,7 @@ return 'button';
 #: Where the zones a decision needs lie, in the page's own coordinates, and whether the
 #: page scrolls sideways.
 PLACES = """
+const steps = q => [...document.querySelectorAll(q)].map(li => Number(li.dataset.step));
 const box = z => { const e = document.querySelector(z); if (!e) return null;
   const r = e.getBoundingClientRect();
   return [r.left + scrollX, r.top + scrollY, r.right + scrollX, r.bottom + scrollY]; };
@@ -283,8 +284,7 @@ return {hand: box('#me [data-zone="hand"]'),
         middle: box('#middle [data-zone="pile"]') || box('#middle [data-zone="trick"]'),
         log: box('#log'), width: innerWidth, height: innerHeight,
         scroll: document.documentElement.scrollWidth,
-        fresh: [...document.querySelectorAll('#log li.new')].map(li => Number(li.dataset.step)),
-        forced: [...document.querySelectorAll('#log li.forced')].map(li => Number(li.dataset.step))};
+        fresh: steps('#log li.new'), forced: steps('#log li.forced')};
 """
 
 
@@ -1236,3 +1236,50 @@ def test_a_practice_table_takes_moves_back_hints_and_reviews_and_a_rated_one_ref
     wait(browser, lambda b: f"table-{rated}.html" not in b.current_url and
          panel(b).get("status") == "running", "a new deal at a new table")
 
+
+
+def test_the_table_is_played_from_the_keyboard_and_names_every_card_and_zone(
+        served, browser, tmp_path):
+    """Tab reaches the seat's own cards and Enter chooses them (the set-up's three face-up
+    cards: the third plays the move); every card drawn has its name and a text alternative,
+    every part of the table its role, and the move list is a live region."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    server = served()
+    instant(browser, server.url)
+    sit(browser, server.url, "vandtia/cardems/2", "random", 0, "Ada")
+    state = wait(browser, lambda b: panel(b).get("turn") == "yours" and panel(b), "a decision")
+    named = browser.execute_script("""
+      return [...document.querySelectorAll('#panel .card')].map(c => [
+        c.dataset.card || null, c.getAttribute('aria-label')]);""")
+    assert named and all(label for _, label in named), named
+    assert all(card for card, label in named if label != "a card face down"), named
+    zones = set(browser.execute_script(
+        "return [...document.querySelectorAll('[data-zone]')].map(e => e.dataset.zone)"))
+    assert {"hand", "faceup", "facedown", "pile", "stock", "log", "seat"} <= zones, zones
+    assert browser.find_element(By.ID, "log").get_attribute("aria-live") == "polite"
+    keys = ActionChains(browser)
+    chosen = 0
+    for _ in range(80):  # Tab to each card of the seat's own, Enter on the first three
+        keys.send_keys(Keys.TAB).perform()
+        active = browser.switch_to.active_element
+        if "pick" in (active.get_attribute("class") or ""):
+            keys.send_keys(Keys.ENTER).perform()
+            chosen += 1
+            if chosen == 3:
+                break
+    assert chosen == 3
+    wait(browser, lambda b: panel(b).get("moves") != state["moves"] and
+         panel(b).get("turn") == "yours" or panel(b).get("status") != "running",
+         "the set-up played from the keyboard")
+    # a key of the actions' list plays its action, as at the terminal
+    before = panel(browser)["moves"]
+    first = browser.find_element(By.CSS_SELECTOR, "#actions button.action").get_attribute(
+        "data-action")
+    browser.find_element(By.TAG_NAME, "body").send_keys("1")
+    wait(browser, lambda b: panel(b).get("moves") != before, "the action of key 1")
+    row, _ = stored(tmp_path / "a.db", int(panel(browser)["table"]))
+    actions = json.loads(row.options)["table"]["actions"]
+    assert first in actions and sum(a.startswith("swap") for a in actions) == 2, actions

@@ -180,6 +180,8 @@
 
   function draw() {
     var f = frames[shown], seat = Number(panel.dataset.seat);
+    var focused = document.activeElement && document.activeElement.dataset &&
+      document.activeElement.dataset.key;  // a card chosen from the keyboard keeps the focus
     var zones = f.views[0], seats = state.names.length;
     var live = shown === frames.length - 1;
     var strip = document.getElementById("strip");
@@ -249,6 +251,10 @@
     if (r.winning) me.appendChild(labelled("winning hand", cardsBox("winning", r.winning.cards, 0, {cls: "small"})));
     markLog();
     render();
+    if (focused) {
+      var again = me.querySelector('[data-key="' + focused + '"]');
+      if (again) again.focus();
+    }
   }
 
   function labelled(text, box) {
