@@ -651,10 +651,18 @@ def season_names(engine) -> set[str]:
         return set(conn.execute(select(SeasonRow.name)).scalars())
 
 
-def list_seasons(engine) -> list[tuple[SeasonRow, int]]:
+def list_seasons(engine, like: str | None = None) -> list[tuple[SeasonRow, int]]:
+    """Every season in creation order (or those whose name is ``like`` a SQL ``LIKE``
+    pattern: ``"ladder/%"``), each with the number of its fixtures stored, from one
+    query."""
+    counts = (select(MatchRow.season_id, func.count(func.distinct(MatchRow.fixture))
+                     .label("stored")).group_by(MatchRow.season_id).subquery())
+    query = (select(SeasonRow, func.coalesce(counts.c.stored, 0))
+             .outerjoin(counts, counts.c.season_id == SeasonRow.id).order_by(SeasonRow.id))
+    if like is not None:
+        query = query.where(SeasonRow.name.like(like))
     with Session(engine) as session:
-        seasons = session.exec(select(SeasonRow).order_by(SeasonRow.id)).all()
-        return [(s, len(stored_fixtures(engine, s.id))) for s in seasons]
+        return [(s, int(n)) for s, n in session.exec(query).all()]
 
 
 def league_seasons(engine, game: str, variant: str, players: int) -> list[int]:

@@ -1283,3 +1283,75 @@ def test_the_table_is_played_from_the_keyboard_and_names_every_card_and_zone(
     row, _ = stored(tmp_path / "a.db", int(panel(browser)["table"]))
     actions = json.loads(row.options)["table"]["actions"]
     assert first in actions and sum(a.startswith("swap") for a in actions) == 2, actions
+
+
+def test_a_choice_no_move_fits_is_shown_as_such_and_nothing_is_posted(served, browser,
+                                                                      tmp_path):
+    """A card no legal move plays now is marked, with a line saying so, before anything is
+    posted; "clear" lets it go."""
+    from selenium.webdriver.common.by import By
+
+    server = served()
+    instant(browser, server.url)
+    sit(browser, server.url, "vandtia/cardems/2", "random", 0, "Ada")
+    found = None
+    for i in range(60):
+        state, _, legal = browser.execute_async_script(READY, None)
+        assert state["status"] == "running"
+        hand = browser.execute_script(
+            "return [...document.querySelectorAll('#me [data-zone=\"hand\"] .pick')]"
+            ".map(c => c.dataset.token)")
+        used = {w for a in legal for w in a.split()[1:]}
+        found = next((c for c in hand if c not in used), None)
+        if found is not None:
+            break
+        browser.execute_script(BY_CARDS, legal[(i * 7) % len(legal)])
+        browser.execute_async_script(READY, state["moves"])
+    assert found is not None
+    moves = panel(browser)["moves"]
+    browser.execute_script(
+        "[...document.querySelectorAll('#me [data-zone=\"hand\"] .pick')]"
+        ".find(c => c.dataset.token === arguments[0]).click()", found)
+    choice = browser.find_element(By.ID, "choice")
+    assert choice.get_attribute("data-state") == "illegal"
+    assert "no legal move uses this card now" in choice.text
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#me .card.illegal")) == 1
+    assert panel(browser)["moves"] == moves  # nothing was posted
+    browser.find_element(By.ID, "clear").click()
+    assert not browser.find_elements(By.CSS_SELECTOR, "#me .card.selected")
+    assert browser.find_element(By.ID, "choice").get_attribute("data-state") == "idle"
+
+
+def test_the_bots_moves_are_shown_one_at_a_time_at_the_speed_chosen(served, browser,
+                                                                      tmp_path):
+    """At a speed other than "at once", the moves made between two decisions are drawn one
+    by one (the table stepping through them, each move's seat highlighted), and the person's
+    turn comes once the last is shown."""
+    server = served()
+    browser.get(server.url + "play.html")
+    browser.execute_script("localStorage.setItem('arena-speed', '250')")
+    sit(browser, server.url, "vandtia/swedish/3", "random", 0, "Ada")
+    browser.execute_script("""
+      window.seen = [];
+      new MutationObserver(() => {
+        const d = document.getElementById('panel').dataset;
+        seen.push([Number(d.shown), d.turn, document.querySelectorAll('.seat.acted').length]);
+      }).observe(document.getElementById('panel'), {attributes: true,
+                                                    attributeFilter: ['data-shown']});""")
+    steps = []
+    for _ in range(8):
+        state, _, legal = browser.execute_async_script(READY, None)
+        browser.execute_script("seen = []")
+        browser.execute_script(BY_CARDS, legal[0])
+        after, _, _ = browser.execute_async_script(READY, state["moves"])
+        if after["status"] != "running":
+            break
+        seen = [s for s in browser.execute_script("return seen")  # (cards chosen: drawn
+                if s[0] > int(state["moves"])]                     # again as they were)
+        shown = [s for s, _, _ in seen]
+        assert shown == sorted(shown) and shown[-1] == int(after["moves"]), seen
+        assert all(turn == "theirs" for s, turn, _ in seen if s < shown[-1]), seen
+        steps.append(len(set(shown)))
+    # three seats: two bots' moves (at least) between two of the person's decisions, drawn
+    # one at a time
+    assert max(steps) >= 3, steps

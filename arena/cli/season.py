@@ -308,14 +308,13 @@ def _show_verdict(engine, row) -> None:
     """A match's verdict (an A/B test: it rates no league unless it was run --rated), as
     ``arena match`` printed it."""
     from ..leagues import league
-    from ..leagues.match import stored_verdict, summary
+    from ..leagues.match import current_verdict
     from ..views import verdict
 
     defn = league.definition(row)
     if defn.kind != "match":
         return
-    v = (row.status == "done" and stored_verdict(row)) or summary(engine, defn,
-                                                                   row.id).to_json()
+    v = current_verdict(engine, row, defn)
     title = (f"A/B match {row.name} ({'rated' if row.rated else 'unrated'}): "
              f"{defn.bots[0]} vs {defn.bots[1]}, {row.game} {row.variant}"
              + (f" in a field of {','.join(defn.field)}" if defn.field else "")
@@ -502,26 +501,20 @@ def replay_command(registry, match_id, seat, omniscient, verify, as_json, logs, 
     from ..games import Result
     from ..leagues import league
     from ..referee import Match, replay
-    from ..views.exports import fixture_seed, match_record, verify_match
+    from ..views.exports import fixture_seed, stored_match_record, verify_match
     from ..views.transcript import print_renderable, render_transcript
 
     if url is not None:
         record = _remote_match(url, token, match_id)
         game = registry.game(record["game"])
         season_row = match_row = None
-        logged = {int(k): v for k, v in (record.pop("logs", None) or {}).items()}
     else:
         if token is not None:
             raise ArenaError("--token goes with --from URL")
         match_row, season_row, seats = db.get_match(_engine(registry), match_id)
         game = registry.game(season_row.game)
-        result = Result([s.rank for s in seats], [s.score for s in seats], match_row.reason,
-                        match_row.moves, [s.fault for s in seats])
-        record = match_record(game, season_row.variant, match_row.seed, [s.bot for s in seats],
-                              result.to_json(), json.loads(match_row.replay), type="match",
-                              match=match_id, season=season_row.name,
-                              fixture=match_row.fixture)
-        logged = {s.seat: s.log for s in seats if s.log}
+        record = stored_match_record(game, season_row, match_row, seats)
+    logged = {int(k): v for k, v in (record.pop("logs", None) or {}).items()}
     names, result = record["seats"], Result(**record["result"])
     if seat is not None and seat >= len(names):
         raise ArenaError(f"match {match_id} has seats 0-{len(names) - 1}")

@@ -74,6 +74,11 @@ def _digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
+def _account(session, name: str) -> db.AccountRow | None:
+    """The account named ``name`` (None: there is none)."""
+    return session.exec(select(db.AccountRow).where(db.AccountRow.name == name)).first()
+
+
 def add(engine, name: str, role: str = "author", password: str | None = None,
         first_token: bool = True) -> tuple[db.AccountRow, str | None]:
     """A new account and its first API token (the token: shown once, never stored)."""
@@ -82,7 +87,7 @@ def add(engine, name: str, role: str = "author", password: str | None = None,
         raise ArenaError(f"a role is one of {', '.join(ROLES)}, not {role!r}")
     hashed = None if password is None else _hasher().hash(check_password(password))
     with Session(engine) as session:
-        if session.exec(select(db.AccountRow).where(db.AccountRow.name == name)).first():
+        if _account(session, name):
             raise ArenaError(f"an account named {name!r} exists")
         row = db.AccountRow(name=name, role=role, password_hash=hashed)
         session.add(row)
@@ -99,7 +104,7 @@ def add(engine, name: str, role: str = "author", password: str | None = None,
 
 def get(engine, name: str) -> db.AccountRow:
     with Session(engine) as session:
-        row = session.exec(select(db.AccountRow).where(db.AccountRow.name == name)).first()
+        row = _account(session, name)
     if row is None:
         raise ArenaError(f"no account named {name!r}")
     return row
@@ -114,7 +119,7 @@ def set_password(engine, name: str, password: str) -> None:
     """Set the account's password; every browser signed in to it is signed out."""
     hashed = _hasher().hash(check_password(password))
     with Session(engine) as session:
-        row = session.exec(select(db.AccountRow).where(db.AccountRow.name == name)).first()
+        row = _account(session, name)
         if row is None:
             raise ArenaError(f"no account named {name!r}")
         row.password_hash = hashed
@@ -125,7 +130,7 @@ def set_password(engine, name: str, password: str) -> None:
 
 def set_disabled(engine, name: str, disabled: bool) -> None:
     with Session(engine) as session:
-        row = session.exec(select(db.AccountRow).where(db.AccountRow.name == name)).first()
+        row = _account(session, name)
         if row is None:
             raise ArenaError(f"no account named {name!r}")
         row.disabled = disabled
@@ -140,7 +145,7 @@ def delete(engine, name: str) -> None:
     row stays, so that the name - and the bot names it owns - never pass to a newcomer;
     ``arena user delete`` deletes its bots too (``store.delete``)."""
     with Session(engine) as session:
-        row = session.exec(select(db.AccountRow).where(db.AccountRow.name == name)).first()
+        row = _account(session, name)
         if row is None:
             raise ArenaError(f"no account named {name!r}")
         row.disabled, row.password_hash, row.role = True, None, "deleted"
@@ -166,7 +171,7 @@ def sign_in(engine, name: str, password: str) -> tuple[db.AccountRow, str]:
             len(password) > MAX_PASSWORD or not NAME.fullmatch(name or ""):
         raise refused
     with Session(engine) as session:
-        row = session.exec(select(db.AccountRow).where(db.AccountRow.name == name)).first()
+        row = _account(session, name)
     if row is None or row.password_hash is None:
         if not _DUMMY:
             _DUMMY.append(hasher.hash(secrets.token_hex(16)))
@@ -306,7 +311,7 @@ def redeem(engine, code: str, name: str, password: str) -> tuple[db.AccountRow, 
     check_password(password)
     role = "author"
     with Session(engine) as session:
-        if session.exec(select(db.AccountRow).where(db.AccountRow.name == name)).first():
+        if _account(session, name):
             raise ArenaError(f"an account named {name!r} exists: choose another name")
     if code is not None:
         if not isinstance(code, str) or not code.startswith("arena_i_") or len(code) > 200:

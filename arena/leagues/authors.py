@@ -47,7 +47,7 @@ def overview(engine, registry, account: str, recent: int = 30, live: bool = Fals
     its ratings over time. ``live``: what moves alone (uploads, placements), without
     ratings and matches, for a page that polls."""
     mine = names(engine, account)
-    seasons = {row.name: (row, stored) for row, stored in db.list_seasons(engine)
+    seasons = {row.name: (row, stored) for row, stored in db.list_seasons(engine, "ladder/%")
                if row.name.startswith("ladder/")}
     rated = {} if live else _ratings(engine, registry, {
         key.rpartition("/")[0] for key in seasons if owner_of(key.rpartition("/")[2], mine)})

@@ -53,7 +53,7 @@ class Ladder:
 def pending(engine, registry: Registry, ladder: Ladder) -> list[db.SubmissionRow]:
     """The versions of this game not placed yet (their placement not made, or not
     finished), in submission order; withdrawn ones are left off."""
-    done = {row.name: row.status for row, _ in db.list_seasons(engine)
+    done = {row.name: row.status for row, _ in db.list_seasons(engine, ladder.prefix + "%")
             if row.name.startswith(ladder.prefix)}
     return [row for row in store.versions(engine) if not row.withdrawn
             and ladder.game in json.loads(row.games)
@@ -134,7 +134,7 @@ def standings(engine, registry: Registry, ladder: Ladder) -> list[Standing]:
     """The ladder's ratings: its placements in the order they were made, each in fixture
     order."""
     game = registry.game(ladder.game)
-    seasons = [row.name for row, _ in db.list_seasons(engine)
+    seasons = [row.name for row, _ in db.list_seasons(engine, ladder.prefix + "%")
                if row.name.startswith(ladder.prefix)]
 
     def results():

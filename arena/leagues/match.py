@@ -275,6 +275,15 @@ def stored_verdict(row) -> dict | None:
     return json.loads(row.options).get("verdict")
 
 
+def current_verdict(engine, row, defn=None) -> dict:
+    """A match's verdict (``Tally.to_json``): as stored when it finished, else its figures
+    so far (``defn``: the match's definition, when the caller has it)."""
+    from .league import definition
+
+    return (row.status == "done" and stored_verdict(row)) or summary(
+        engine, defn or definition(row), row.id).to_json()
+
+
 def summary(engine, defn, season_id: int) -> Tally:
     """The tally of a stored match, read back in fixture order."""
     from .. import db

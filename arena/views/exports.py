@@ -52,6 +52,23 @@ def match_record(game, variant: str, deal_seed: int, seats: list[str], result: d
             "actions": seated_actions(game, variant, len(seats), deal_seed, actions)}
 
 
+def stored_result(match, seats) -> dict:
+    """A stored match's result (``db``'s match row and its seat rows) as ``Result.to_json``
+    gives one."""
+    return {"ranks": [s.rank for s in seats], "scores": [s.score for s in seats],
+            "reason": match.reason, "moves": match.moves, "faults": [s.fault for s in seats]}
+
+
+def stored_match_record(game, season, match, seats) -> dict:
+    """A stored match (``db.get_match``'s rows) as ``arena replay --json`` gives it - here,
+    or from a server's ``/api/match/ID`` - with the logs ``seats`` hold."""
+    record = match_record(game, season.variant, match.seed, [s.bot for s in seats],
+                          stored_result(match, seats), json.loads(match.replay), type="match",
+                          match=match.id, season=season.name, fixture=match.fixture)
+    record["logs"] = {str(s.seat): s.log for s in seats if s.log}
+    return record
+
+
 def play_record(game, match, seed: int, secret: str) -> dict:
     """``arena play --json``: the match with the seed and secret its deal was keyed by."""
     return {"type": "play", "seed": seed, "seeding": seeding(secret), "secret": secret,
@@ -102,12 +119,9 @@ def season_lines(engine, registry, row):
     rounds = {fx.index: fx.round for fx in _fixtures(definition(row))}
     for match, seats in db.season_matches(engine, row.id):
         names = [s.bot for s in seats]
-        line = match_record(
-            game, row.variant, match.seed, names,
-            {"ranks": [s.rank for s in seats], "scores": [s.score for s in seats],
-             "reason": match.reason, "moves": match.moves, "faults": [s.fault for s in seats]},
-            json.loads(match.replay), type="match", fixture=match.fixture,
-            round=rounds.get(match.fixture))
+        line = match_record(game, row.variant, match.seed, names, stored_result(match, seats),
+                            json.loads(match.replay), type="match", fixture=match.fixture,
+                            round=rounds.get(match.fixture))
         line["versions"] = [versions.get(n, {}).get("version") for n in names]
         logs = {str(s.seat): s.log for s in seats if s.log}
         if logs:

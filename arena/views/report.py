@@ -278,12 +278,11 @@ def season_context(engine, registry, row, how) -> tuple[dict, list]:
 def _verdict_short(engine, row) -> str:
     """A match's verdict in a few words, for the index: Elo and the SPRT's end."""
     from ..leagues import league
-    from ..leagues.match import stored_verdict, summary
+    from ..leagues.match import current_verdict
     from . import verdict
 
     defn = league.definition(row)
-    v = (row.status == "done" and stored_verdict(row)) or summary(engine, defn,
-                                                                   row.id).to_json()
+    v = current_verdict(engine, row, defn)
     test = v.get("sprt")
     end = "" if test is None else ", " + (
         f"{test['decision']} accepted" if test["decision"] else
@@ -296,14 +295,13 @@ def _verdict_lines(engine, row) -> list[str] | None:
     """A match's verdict as ``arena match`` prints it (None for a season): as stored when
     it finished, else its figures so far."""
     from ..leagues import league
-    from ..leagues.match import stored_verdict, summary
+    from ..leagues.match import current_verdict
     from . import verdict
 
     defn = league.definition(row)
     if defn.kind != "match":
         return None
-    v = (row.status == "done" and stored_verdict(row)) or summary(engine, defn,
-                                                                   row.id).to_json()
+    v = current_verdict(engine, row, defn)
     return verdict.lines(v, f"{defn.bots[0]} vs {defn.bots[1]}"
                          + (f" in a field of {', '.join(defn.field)}" if defn.field else "")
                          + f": {v['pairs']} pairs", row.status == "done")

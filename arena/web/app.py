@@ -281,14 +281,19 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
         context, row = site.season(number(request))
         return site.page("season.html", live=row.status == "running", **context)
 
-    def match(request):
+    def _stored(request):
+        """The stored match a page or a route asks for (404 when there is none), its seats'
+        logs as the asker may see them."""
         try:
             m, row, seats = db.get_match(engine, number(request))
         except tables.TableError:
             raise
         except ArenaError as e:
             raise tables.TableError(str(e), 404) from None
-        seats = shown_logs(seats)
+        return m, row, shown_logs(seats)
+
+    def match(request):
+        m, row, seats = _stored(request)
         return site.page("match.html", **report.match_context(engine, registry, m, row, seats))
 
     def shown_logs(seats):
@@ -306,24 +311,10 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
     def match_json(request):
         """A stored match as ``arena replay --json`` gives it (``arena replay ID --from
         URL``), with the logs the asker may see."""
-        from ..games import Result
-        from ..views.exports import match_record
+        from ..views.exports import stored_match_record
 
-        try:
-            m, row, seats = db.get_match(engine, number(request))
-        except tables.TableError:
-            raise
-        except ArenaError as e:
-            raise tables.TableError(str(e), 404) from None
-        seats = shown_logs(seats)
-        record = match_record(registry.game(row.game), row.variant, m.seed,
-                              [s.bot for s in seats],
-                              Result([s.rank for s in seats], [s.score for s in seats],
-                                     m.reason, m.moves, [s.fault for s in seats]).to_json(),
-                              json.loads(m.replay), type="match", match=m.id, season=row.name,
-                              fixture=m.fixture)
-        record["logs"] = {str(s.seat): s.log for s in seats if s.log}
-        return JSONResponse(record)
+        m, row, seats = _stored(request)
+        return JSONResponse(stored_match_record(registry.game(row.game), row, m, seats))
 
     def season_live(request):
         context, row = site.season(number(request))
@@ -686,7 +677,8 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
         from . import remote
 
         routes[-1:-1] = signing.routes(site, engine, named, signup) + remote.routes(
-            site, engine, named, *([remote_grace] if remote_grace is not None else []))
+            site, engine, *([remote_grace] if remote_grace is not None else []))
+
     @contextlib.asynccontextmanager
     async def lifespan(app):
         checker = getattr(site, "checker", None)  # a league's uploads (arena.web.league)

@@ -121,7 +121,7 @@ class Link:
             server.close()
 
 
-def routes(site, engine, named, grace: float = GRACE):
+def routes(site, engine, grace: float = GRACE):
     """The websocket route of remote bots, over ``site``'s registry and store; ``grace``:
     the seconds a client may be away (``GRACE``)."""
     from starlette.concurrency import run_in_threadpool

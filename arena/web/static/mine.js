@@ -1,6 +1,7 @@
 // An author's page (mine.html): the upload form sends the file as the request's body (as
-// `arena submit --to` does), then the page follows the check and the placements live,
-// reloading itself when anything it shows has moved on. Text from the server is only ever
+// `arena submit --to` does), then the page follows the check and the placements live: their
+// states, progress and ratings written in place, the page made again only when an upload, a
+// version or a placement is new. Text from the server is only ever
 // set as text, never as markup.
 (function () {
   "use strict";
@@ -27,17 +28,48 @@
       .catch(function () { say("the upload did not reach the server: try again"); });
   });
 
-  // What is still moving: uploads waiting or being checked, placements not done.
-  function moving(data) {
+  // What the page is made of (uploads, versions, placements): when it changes, the page is
+  // made again; progress, states and ratings are written into their cells in place.
+  function shape(data) {
     var marks = [];
-    data.uploads.forEach(function (u) { marks.push("u" + u.id + ":" + u.status); });
+    data.uploads.forEach(function (u) { marks.push("u" + u.id); });
     data.bots.forEach(function (b) {
       b.versions.forEach(function (v) {
         marks.push("v" + v.bot + ":" + v.placements.length);
-        v.placements.forEach(function (p) { marks.push("p" + p.season + ":" + p.stored + ":" + p.status); });
+        // a placement's end brings its rating: the page is made again then
+        v.placements.forEach(function (p) { marks.push("p" + p.season + (p.status === "done" ? "!" : "")); });
       });
     });
     return marks.join(",");
+  }
+
+  function cell(row, cls, text) {
+    var c = row && row.querySelector("." + cls);
+    if (c && c.textContent !== text) c.textContent = text;
+  }
+
+  function fill(data) {
+    data.uploads.forEach(function (u) {
+      var row = document.querySelector('#uploads tr[data-upload="' + u.id + '"]');
+      if (!row) return;
+      row.dataset.status = u.status;
+      cell(row, "state", u.status);
+      cell(row, "said", u.message || "");
+    });
+    data.bots.forEach(function (b) {
+      b.versions.forEach(function (v) {
+        v.placements.forEach(function (p) {
+          var row = document.querySelector('#bots tr[data-season="' + p.season + '"]');
+          if (!row) return;
+          row.dataset.status = p.status;
+          cell(row, "progress", p.stored + "/" + p.fixtures + " matches (" + p.status + ")");
+          if (p.rating) {  // (the live answer leaves ratings out: they come with the page)
+            cell(row, "rating", p.rating.mu + " ± " + p.rating.sigma + " (" + p.rating.place +
+                 " of " + p.rating.of + ")");
+          }
+        });
+      });
+    });
   }
 
   var shown = null;
@@ -45,8 +77,9 @@
     fetch("api/mine?live=1", {cache: "no-store"}).then(function (r) { return r.json(); })
       .then(function (data) {
         if (data.error) { return; }
-        var now = moving(data);
+        var now = shape(data);
         if (shown === null) { shown = now; } else if (now !== shown) { location.reload(); return; }
+        fill(data);
         setTimeout(look, 1500);
       })
       .catch(function () { setTimeout(look, 5000); });
