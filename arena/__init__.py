@@ -4,13 +4,15 @@ The public API: ``hookimpl`` for plugins, ``Registry`` to find games and bots, `
 to referee one match.
 """
 
-from .hookspecs import hookimpl
-
 __version__ = "0.1.0"
 DEFAULT_DB = "sqlite:///results/arena.db"  # the database when neither --db nor $ARENA_DB
 
 
-def __getattr__(name):  # lazy, so ``import arena`` in a bot plugin stays cheap
+def __getattr__(name):  # lazy, so ``import arena`` (and ``arena --version``) stays cheap
+    if name == "hookimpl":
+        from .hookspecs import hookimpl
+
+        return hookimpl
     if name == "Registry":
         from .plugins import Registry
 

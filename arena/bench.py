@@ -259,6 +259,32 @@ def start_up(entry, game, variant: str, players: int, times: int = 5) -> float:
     return (time.process_time() - start + children_cpu() - before) / times
 
 
+def command_start(times: int = 7) -> dict:
+    """What the ``arena`` command costs before it does anything: the wall and CPU seconds
+    (medians of ``times``) of ``arena --version`` and ``arena --help`` beside a Python that
+    only imports click and rich (the floor any such command pays), run in turn so the two
+    meet the same load; ``ratio``: ``--version``'s wall over the floor's."""
+    import statistics
+    import subprocess
+    import sys
+
+    commands = {"version": [sys.executable, "-m", "arena", "--version"],
+                "help": [sys.executable, "-m", "arena", "--help"],
+                "floor": [sys.executable, "-c", "import click, rich"]}
+    walls: dict[str, list[float]] = {k: [] for k in commands}
+    cpus: dict[str, list[float]] = {k: [] for k in commands}
+    for _ in range(times):
+        for key, argv in commands.items():
+            cpu, start = children_cpu(), time.perf_counter()
+            subprocess.run(argv, capture_output=True, check=True)
+            walls[key].append(time.perf_counter() - start)
+            cpus[key].append(children_cpu() - cpu)
+    out = {f"{k}_ms": 1000 * statistics.median(v) for k, v in walls.items()}
+    out.update({f"{k}_cpu_ms": 1000 * statistics.median(v) for k, v in cpus.items()})
+    out["ratio"] = out["version_ms"] / out["floor_ms"]
+    return out
+
+
 def children_cpu() -> float:
     """CPU seconds of this process's descendants: those that ended and were waited for
     (``getrusage``) and those still running, with what they waited for in turn (``/proc``).

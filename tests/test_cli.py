@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -118,6 +119,9 @@ def test_demo_plays_a_match_and_a_season_of_every_game_stores_them_and_says_what
 def test_bench_reports_games_per_second_and_a_seasons_overhead():
     result = arena("bench", "--games", "20", "--season", "40", env={"COLUMNS": "200"})
     assert result.returncode == 0 and "games/s per core" in result.stdout
+    start = re.search(r"the command's own start: arena --version (\d+) ms, --help (\d+) ms, a "
+                      r"Python importing click and rich (\d+) ms \(([\d.]+) ×", result.stdout)
+    assert start and all(float(x) > 0 for x in start.groups()), result.stdout
     row = next(line for line in result.stdout.splitlines() if "random vs random" in line)
     assert row.split("│")[2].strip() == "40" and "%" in row
 
@@ -196,6 +200,10 @@ def test_help_and_version():
 
 @pytest.mark.parametrize("args", [["--version"], ["--help"], ["games"], ["season", "--help"]])
 def test_starting_imports_no_database_code(args):
+    """No command imports the database's code to start; ``--version`` and ``--help`` import
+    nothing they do not use: no plugin machinery, no rich (their cost, beside a Python that
+    imports click and rich, is in ``arena bench``'s figures)."""
+    light = args in (["--version"], ["--help"])
     probe = textwrap.dedent(f"""
         import sys
         from arena.cli import main
@@ -203,8 +211,11 @@ def test_starting_imports_no_database_code(args):
             main({args!r})
         except SystemExit as e:
             code = e.code
+        unused = ("pluggy", "rich", "jinja2", "starlette") if {light!r} else ()
         heavy = sorted(m for m in sys.modules
-                       if m.split(".")[0] in ("sqlalchemy", "sqlmodel") or m == "arena.db")
+                       if m.split(".")[0] in ("sqlalchemy", "sqlmodel", *unused)
+                       or m in ("arena.db", *(("arena.plugins", "importlib.metadata")
+                                              if {light!r} else ())))
         print(code, heavy, file=sys.stderr)
         """)
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,

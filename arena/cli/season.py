@@ -14,7 +14,6 @@ import click
 
 from ..cards import seeding
 from ..errors import ArenaError
-from ..plugins import thinks_by_clock
 from .options import secret_of, secret_options
 
 
@@ -420,6 +419,8 @@ def _show_leaderboard(engine, registry, row) -> None:
                                             f"matches ({row.status}), seed {row.seed}"))
     if _seeding_note(row):
         click.echo(f"note: season {row.name}{_seeding_note(row)}")
+    from ..plugins import thinks_by_clock
+
     clocked = [b for b in json.loads(row.bots) if thinks_by_clock(b)]
     if clocked:
         click.echo(f"note: {', '.join(clocked)} think(s) by the clock (think_s): this "

@@ -47,6 +47,7 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
     from rich.table import Table
 
     from ..bench import (
+        command_start,
         engine_games,
         inflight_games,
         playout_games,
@@ -101,6 +102,7 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
                            inflight)
     figures = summary(engine, inprocess, sandboxed, side_by_side,
                       start_up(entry, game, variant, players))
+    figures["command"] = command_start()
     rows += [("referee, in-process random policies", inprocess),
              ("referee, sandboxed random bots", sandboxed),
              (f"referee, sandboxed random bots, {inflight} matches side by side", side_by_side),
@@ -143,6 +145,10 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
                f"{inflight} side by side (over the in-process referee's "
                f"{figures['inprocess_us']:.1f} us); a bot process: {figures['start_ms']:.0f} "
                f"ms of CPU to start and stop, which the rows leave out")
+    c = figures["command"]
+    click.echo(f"the command's own start: arena --version {c['version_ms']:.0f} ms, --help "
+               f"{c['help_ms']:.0f} ms, a Python importing click and rich "
+               f"{c['floor_ms']:.0f} ms ({c['ratio']:.2f} ×; medians, run in turn)")
     click.echo(f"legal lists: longest {engine['longest_legal']} actions, slowest to build "
                f"{engine['slowest_legal_us']:.0f} us (over {max(1, n // 10)} games)")
     rt = round_trip(entry, game, variant, players, min(20000, max(200, n * 10)), seed)
