@@ -89,6 +89,9 @@ def fill(browser, url: str, page: str, table: str, fields: dict, before=None) ->
     from selenium.webdriver.support.ui import Select
 
     browser.get(url + page)
+    # the bots' moves shown at once (a person's default paces them), unless a test chose
+    browser.execute_script("if (localStorage.getItem('arena-speed') === null) "
+                           "localStorage.setItem('arena-speed', '0')")
     Select(browser.find_element(By.ID, "table-kind")).select_by_value(table)
     for field, value in fields.items():
         box = browser.find_element(By.ID, field)

@@ -57,20 +57,28 @@ def _submitted(registry) -> list:
 
 
 @cli.command()
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True)
 @click.pass_obj
-def games(registry) -> None:
+def games(registry, fmt) -> None:
     """List the games, their variants and player counts."""
-    from rich.table import Table
-
+    from ..views.leaderboard import grid
     from ..views.transcript import print_renderable
 
-    table = Table("game", "variant", "players", "move cap", "about")
-    for game in registry.games().values():
-        for variant, counts in game.variants.items():
-            players = str(counts[0]) if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
-            default = " (default)" if variant == game.default_variant else ""
-            table.add_row(game.name, variant + default, players,
-                          f"{game.move_cap} per {game.move_cap_per}", game.description)
+    rows = [{"game": game.name, "variant": variant, "default": variant == game.default_variant,
+             "players": list(counts), "move_cap": game.move_cap,
+             "move_cap_per": game.move_cap_per, "about": game.description}
+            for game in registry.games().values() for variant, counts in game.variants.items()]
+    if fmt == "json":
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    table = grid("game", "variant", "players", "move cap", "about", names=("game", "variant"),
+                 wrap=("about",))
+    for r in rows:
+        counts = r["players"]
+        players = str(counts[0]) if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
+        table.add_row(r["game"], r["variant"] + (" (default)" if r["default"] else ""),
+                      players, f"{r['move_cap']} per {r['move_cap_per']}", r["about"])
     print_renderable(table)
 
 
@@ -96,19 +104,22 @@ def _written(value) -> str:
 
 @cli.command()
 @click.option("--versions", "of", metavar="NAME", help="Every version of submitted bot NAME.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True)
 @click.pass_obj
-def bots(registry, of) -> None:
+def bots(registry, of, fmt) -> None:
     """List the bots, the games they play and where they come from; submitted bots by
     their latest version, with its author, date and games played."""
-    from rich.table import Table
-
+    from ..views.leaderboard import grid
     from ..views.transcript import print_renderable
 
     played = _played(registry) if registry.bots() and registry.latest else {}
     if of is not None:
-        print_renderable(_versions_table(registry, of, played))
+        table = _versions_table(registry, of, played, fmt)
+        if table is not None:
+            print_renderable(table)
         return
-    table = Table("bot", "games", "options", "source")
+    rows = []
     for name, per_game in registry.bots().items():
         base, _, version = name.partition("@")
         if version and registry.latest.get(base) != name:
@@ -118,8 +129,16 @@ def bots(registry, of) -> None:
                    _declared(per_game) or "none")
         if version:
             sources = [f"version {version}, {sources[0]}, {played.get(name, 0)} matches"]
-        table.add_row(name, ", ".join(per_game), options, "; ".join(sources))
-    print_renderable(table)
+        rows.append({"bot": name, "games": list(per_game), "options": options,
+                     "source": "; ".join(sources)})
+    if fmt == "json":
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+    else:
+        table = grid("bot", "games", "options", "source", names=("bot",),
+                     wrap=("games", "options", "source"))
+        for r in rows:
+            table.add_row(r["bot"], ", ".join(r["games"]), r["options"], r["source"])
+        print_renderable(table)
     for source, error in registry.broken.items():
         click.echo(f"not loaded: {source}: {error}", err=True)
 
@@ -134,17 +153,24 @@ def _played(registry) -> dict[str, int]:
         return {}
 
 
-def _versions_table(registry, name: str, played: dict):
-    from rich.table import Table
-
+def _versions_table(registry, name: str, played: dict, fmt: str = "table"):
     from .. import db
     from ..leagues import store
+    from ..views.leaderboard import grid
 
     rows = store.versions(db.connect(registry.db_url, create=False), name)
     if not rows:
         raise ArenaError(f"no submitted bot named {name!r}")
-    table = Table("version", "author", "submitted", "games", "matches", "content", "status",
-                  title=f"{name}: {len(rows)} version(s)")
+    if fmt == "json":
+        click.echo(json.dumps([{
+            "version": f"{name}@{row.version}", "author": row.author,
+            "submitted": row.submitted_at.isoformat(timespec="seconds"),
+            "games": json.loads(row.games), "matches": played.get(f"{name}@{row.version}", 0),
+            "content": row.content, "withdrawn": row.withdrawn} for row in rows], indent=2))
+        return None
+    table = grid("version", "author", "submitted", "games", "matches", "content", "status",
+                 title=f"{name}: {len(rows)} version(s)", names=("version", "author"),
+                 wrap=("games",), right=("matches",))
     for row in rows:
         table.add_row(f"{name}@{row.version}", row.author, f"{row.submitted_at:%Y-%m-%d %H:%M}",
                       ", ".join(json.loads(row.games)),

@@ -137,8 +137,8 @@ def gauntlet_command(registry, candidate, against, fmt, name, seed, **options) -
         return
     t = grid("opponent", "pairs", "score", "Elo (95 %)", "LOS", "SPRT",
              title=f"{candidate}: gauntlet {base}"
-             + (" (luck-adjusted)" if options["adjust"] == "luck" else ""), wrap=("opponent",),
-             right=("pairs", "score", "Elo (95 %)", "LOS"))
+             + (" (luck-adjusted)" if options["adjust"] == "luck" else ""),
+             names=("opponent",), wrap=("SPRT",), right=("pairs", "score", "Elo (95 %)", "LOS"))
     for row, tally in done:
         v = _verdict(row, tally)
         test = v["sprt"]

@@ -93,27 +93,28 @@ def _figures_row(name: str, f: dict) -> list[str]:
 
 
 def _print_match(review, show_all: bool) -> None:
-    from rich.table import Table
-
-    from ..views.transcript import print_renderable
+    from ..views.leaderboard import grid
+    from ..views.transcript import print_renderable, say
 
     title = (f"match {review.match}: {review.game} {review.variant}, reviewed by "
              f"{review.reviewer}")
     shown = [d for d in review.decisions if show_all or d["class"] not in ("best", "good")]
-    table = Table("step", "seat", "phase", "taken", "best", "loss", "class", title=title)
+    table = grid("step", "seat", "phase", "taken", "best", "loss", "class", title=title,
+                 names=("seat",), keep=("step", "class"), wrap=("phase", "taken", "best"),
+                 right=("step",))
     for d in shown:
         table.add_row(str(d["step"]), f"{d['seat']} {review.players[d['seat']]}", d["phase"],
                       _action(d["taken"]), _action(d["best"]),
                       f"{_loss(d['loss'])} ± {d['se']:.3f}", d["class"])
     if shown:
         print_renderable(table)
-        click.echo(f"A step opens in the replay viewer at match-{review.match}.html#step=N "
-                   "('arena report' writes the page, 'arena serve' serves it).")
+        say(f"A step opens in the replay viewer at match-{review.match}.html#step=N "
+            "('arena report' writes the page, 'arena serve' serves it).")
     elif review.decisions:
-        click.echo(f"{title}: no decision lost value")
-    summary = Table("seat / phase", "decisions", "mean loss", "accuracy", "inacc.", "mist.",
-                    "blund.", title="per decision: the reviewer's expected loss, in the "
-                    "game's score units")
+        say(f"{title}: no decision lost value")
+    summary = grid("seat / phase", "decisions", "mean loss", "accuracy", "inacc.", "mist.",
+                   "blund.", title="per decision: the reviewer's expected loss, in the "
+                   "game's score units", names=("seat / phase",))
     for s in sorted({d["seat"] for d in review.decisions}):
         figures = review.summary(s)
         summary.add_row(*_figures_row(f"{s} {review.players[s]}", figures))
@@ -123,20 +124,21 @@ def _print_match(review, show_all: bool) -> None:
 
 
 def _print_season(figures: dict) -> None:
-    from rich.table import Table
-
+    from ..views.leaderboard import grid
     from ..views.transcript import print_renderable
 
-    table = Table("phase", "decisions", "mean loss (95 %)", "accuracy", "inacc.", "mist.",
-                  "blund.", title=f"{figures['bot']} in {figures['season']}: "
+    table = grid("phase", "decisions", "mean loss (95 %)", "accuracy", "inacc.", "mist.",
+                 "blund.", names=("phase",), title=f"{figures['bot']} in {figures['season']}: "
                   f"{len(figures['matches'])} matches reviewed by {figures['reviewer']}")
     table.add_row(*_figures_row("all", figures))
     for phase, f in figures["phases"].items():
         table.add_row(*_figures_row(f"  {phase}", f))
     print_renderable(table)
     if figures["worst"]:
-        worst = Table("match", "step", "seat", "phase", "taken", "best", "loss", "class",
-                      title="the worst decisions (each opens at match-ID.html#step=N)")
+        worst = grid("match", "step", "seat", "phase", "taken", "best", "loss", "class",
+                     title="the worst decisions (each opens at match-ID.html#step=N)",
+                     names=("match",), keep=("step", "class"),
+                     wrap=("phase", "taken", "best"), right=("match", "step"))
         for d in figures["worst"]:
             worst.add_row(str(d["match"]), str(d["step"]), str(d["seat"]), d["phase"],
                           _action(d["taken"]), _action(d["best"]),

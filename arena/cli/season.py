@@ -243,16 +243,29 @@ def season_export_bots(registry, name, folder) -> None:
 
 
 @season.command("list")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True)
 @click.pass_obj
-def season_list(registry) -> None:
+def season_list(registry, fmt) -> None:
     """List the seasons with their progress."""
     from .. import db
     from ..views import leaderboard as views
     from ..views.transcript import print_renderable
 
+    seasons = db.list_seasons(_engine(registry))
+    if fmt == "json":
+        click.echo(json.dumps([{
+            "name": row.name, "game": row.game, "variant": row.variant,
+            "players": row.players, "kind": json.loads(row.options).get("kind", "season"),
+            "rated": row.rated, "bots": json.loads(row.bots), "rounds": row.rounds,
+            "seed": row.seed, "seeding": seeding(row.secret), "stored": stored,
+            "fixtures": row.fixtures, "status": row.status} for row, stored in seasons],
+            indent=2))
+        return
     t = views.grid("season", "league", "bots", "rounds", "seed", "matches", "status",
-                   wrap=("season", "bots"), right=("rounds", "matches"))
-    for row, stored in db.list_seasons(_engine(registry)):
+                   names=("season",), keep=("status",), wrap=("league", "bots"),
+                   right=("rounds", "matches"))
+    for row, stored in seasons:
         kind = json.loads(row.options).get("kind", "season")
         what = {"match": "A/B match" + (", rated" if row.rated else ""),
                 "human": "people's"}.get(kind, "" if kind == "season" else kind)
@@ -273,8 +286,10 @@ def season_list(registry) -> None:
 @click.option("--pairs", is_flag=True,
               help="Also every pair of bots on the deals both played: score ± 95 % interval, "
               "Elo and LOS.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True)
 @click.pass_obj
-def season_show(registry, name, list_matches, pairs) -> None:
+def season_show(registry, name, list_matches, pairs, fmt) -> None:
     """Standings, crosstable and faults of season NAME."""
     from .. import db
     from ..views import leaderboard as views
@@ -283,6 +298,10 @@ def season_show(registry, name, list_matches, pairs) -> None:
     engine = _engine(registry)
     row = db.get_season(engine, name)
     results = list(db.results(engine, row.game, row.variant, row.players, row.name))
+    if fmt == "json":
+        click.echo(json.dumps(_season_json(engine, registry, row, results, list_matches,
+                                           pairs), indent=2, ensure_ascii=False))
+        return
     _show_verdict(engine, row)
     _show_leaderboard(engine, registry, row)
     print_renderable(views.crosstable(results, json.loads(row.bots)))
@@ -303,6 +322,39 @@ def season_show(registry, name, list_matches, pairs) -> None:
         print_renderable(views.matches_table(matches))
 
 
+def _season_json(engine, registry, row, results, list_matches: bool, pairs: bool) -> dict:
+    """``season show --format json``: what the tables show, every column."""
+    from .. import db
+    from ..leagues import league
+    from ..leagues.match import current_verdict
+    from ..views import leaderboard as views
+
+    bots = json.loads(row.bots)
+    standings = league.standings(engine, registry, row.game, row.variant, row.players, row.name)
+    wdl = views.wins_draws_losses(results, bots)
+    matches = list(db.season_matches(engine, row.id))
+    out = {"season": row.name, "game": row.game, "variant": row.variant,
+           "players": row.players, "status": row.status, "seed": row.seed,
+           "seeding": seeding(row.secret), "stored": len(matches), "fixtures": row.fixtures,
+           "standings": views.rows(standings),
+           "crosstable": {a: {b: wdl[a, b] for b in bots if (a, b) in wdl} for a in bots},
+           "faults": [{"match": m.id, "seat": s.seat, "bot": s.bot, "fault": s.fault}
+                      for m, seats in matches for s in seats if s.fault],
+           "move_times": {bot: {"mean_ms": 1000 * mean, "max_ms": 1000 * top, "matches": n}
+                          for bot, (mean, top, n) in db.move_times(engine, row.id).items()}}
+    if league.definition(row).kind == "match":
+        out["verdict"] = current_verdict(engine, row)
+    if pairs:
+        estimates = views.pairwise(db.season_results(engine, row.id, luck=True), bots)
+        out["pairs"] = [{"first": a, "second": b, "deals": e.pairs, "score": e.score,
+                         "los": e.los} for (a, b), e in estimates.items()]
+    if list_matches:
+        out["matches"] = [{"match": m.id, "fixture": m.fixture, "seats": [s.bot for s in seats],
+                           "ranks": [s.rank for s in seats], "end": m.reason,
+                           "faults": [s.fault for s in seats]} for m, seats in matches]
+    return out
+
+
 def _show_verdict(engine, row) -> None:
     """A match's verdict (an A/B test: it rates no league unless it was run --rated), as
     ``arena match`` printed it."""
@@ -318,8 +370,10 @@ def _show_verdict(engine, row) -> None:
              f"{defn.bots[0]} vs {defn.bots[1]}, {row.game} {row.variant}"
              + (f" in a field of {','.join(defn.field)}" if defn.field else "")
              + f": {v['pairs']} pairs")
+    from ..views.transcript import say
+
     for line in verdict.lines(v, title, row.status == "done"):
-        click.echo(line)
+        say(line)
 
 
 @season.command("export")
@@ -417,15 +471,15 @@ def _show_leaderboard(engine, registry, row) -> None:
     print_renderable(views.table(standings, f"{row.name}: {row.game} {row.variant}, "
                                             f"{row.players} players, {stored}/{row.fixtures} "
                                             f"matches ({row.status}), seed {row.seed}"))
-    if _seeding_note(row):
-        click.echo(f"note: season {row.name}{_seeding_note(row)}")
     from ..plugins import thinks_by_clock
+    from ..views.transcript import say
 
+    if _seeding_note(row):
+        say(f"note: season {row.name}{_seeding_note(row)}")
     clocked = [b for b in json.loads(row.bots) if thinks_by_clock(b)]
     if clocked:
-        click.echo(f"note: {', '.join(clocked)} think(s) by the clock (think_s): this "
-                   "season's moves depend on the machine's speed and load, and it is not "
-                   "reproducible")
+        say(f"note: {', '.join(clocked)} think(s) by the clock (think_s): this season's "
+            "moves depend on the machine's speed and load, and it is not reproducible")
 
 
 @click.command()

@@ -44,8 +44,6 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
     """Games per second on one core, in-process; with --season, a whole season's overhead."""
     import json
 
-    from rich.table import Table
-
     from ..bench import (
         command_start,
         engine_games,
@@ -59,6 +57,7 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
     )
     from ..bench import season as season_bench
     from ..leagues.scheduler import DEFAULT_INFLIGHT
+    from ..views.leaderboard import grid as Table
     from ..views.transcript import print_renderable
 
     inflight = inflight or DEFAULT_INFLIGHT
@@ -123,7 +122,8 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
         click.echo(_summary_json(game.name, variant, players, inflight, figures))
         return
     table = Table("what", "games", "CPU s", "games/s per core", "moves/game", "asked/game",
-                  "asked/s per core", *(["× yardstick"] if sticks else []))
+                  "asked/s per core", *(["× yardstick"] if sticks else []), keep=("what",),
+                  wrap=("what",), boxed=True)
     ratio = (lambda r: [f"{r['games_per_s'] / r['stick']:.2f}"]) if sticks else (lambda r: [])
     if sticks:
         rates = [s["games_per_s"] for s in sticks]
@@ -158,7 +158,8 @@ def bench(registry, game_name, variant, players, n, seed, season_matches, worker
     if season_matches:
         s = season_bench(season_matches, workers, season_db, seed, season_dask, inflight)
         table = Table("season", "matches", "with a fault", "workers", "wall s", "in matches s",
-                      "outside", "matches/s", "stored/s (storage alone)", "runner peak MB")
+                      "outside", "matches/s", "stored/s (storage alone)", "runner peak MB",
+                      keep=("season",), wrap=("season",), boxed=True)
         where = "Dask LocalCluster" if season_dask else "local pool"
         table.add_row(f"random vs random, cardems, {where}, {inflight} side by side",
                       str(s["matches"]),
@@ -191,13 +192,12 @@ def _bench_all(registry, n: int, seed: int, inflight: int, fmt: str) -> None:
     """``arena bench --game all``: each game's engine moves per CPU second, the in-process
     referee's CPU per asked move, and what the sandbox adds to it, one match at a time and
     side by side (``arena.bench.every_game``)."""
-    from rich.table import Table
-
     from ..bench import every_game
+    from ..views.leaderboard import grid as Table
     from ..views.transcript import print_renderable
 
     table = Table("game", "engine moves/s", "referee us/move", "sandbox +us/move",
-                  f"+us, {inflight} side by side", "bot start ms")
+                  f"+us, {inflight} side by side", "bot start ms", keep=("game",))
     for name, variant, players, figures in every_game(registry, n, seed, inflight):
         if fmt == "json":
             click.echo(_summary_json(name, variant, players, inflight, figures))
@@ -230,36 +230,45 @@ STOPS = {
 
 
 @cli.command()
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True)
 @click.pass_obj
-def doctor(registry) -> None:
+def doctor(registry, fmt) -> None:
     """Which isolation layers bot processes get on this machine - each checked from inside
     a bot's jail, not assumed - and which trusted plugins load in the runner."""
-    from rich.table import Table
-
     from ..sandbox.process import layer_checks, probe
-    from ..views.transcript import print_renderable
+    from ..views.leaderboard import grid as Table
+    from ..views.transcript import print_renderable, say
 
     checks = layer_checks(probe())
-    table = Table("layer", "holds", "seen", "what it stops")
+    if fmt == "json":
+        import json
+
+        click.echo(json.dumps({"layers": {name: {"holds": ok, "seen": seen, "stops": STOPS[name]}
+                                          for name, (ok, seen) in checks.items()},
+                               "trusted_plugins": trusted_plugins()}, indent=2))
+        return
+    table = Table("layer", "holds", "seen", "what it stops", names=("layer",), keep=("holds",),
+                  wrap=("seen", "what it stops"), boxed=True)
     for name, (ok, seen) in checks.items():
         table.add_row(name, "yes" if ok else "NO", seen, STOPS[name])
     print_renderable(table)
-    click.echo("every seat is its own process; a process never sees one deal twice")
+    say("every seat is its own process; a process never sees one deal twice")
     if all(ok for ok, _ in checks.values()):
-        click.echo("between bot processes: closed (no shared files, memory, message queues, "
-                   "semaphores, sockets, file notifications, futexes, locks, signals or "
-                   "memory of another process; every file a bot sees is in memory before it "
-                   "starts; what stays open is time and the machine's load)")
+        say("between bot processes: closed (no shared files, memory, message queues, "
+            "semaphores, sockets, file notifications, futexes, locks, signals or memory of "
+            "another process; every file a bot sees is in memory before it starts; what "
+            "stays open is time and the machine's load)")
     else:
         missing = ", ".join(name for name, (ok, _) in checks.items() if not ok)
-        click.echo(f"warning: missing here: {missing}. A bot could reach files, processes "
-                   "or other bots it should not (Tractor partners could show each other "
-                   "their hands); --limits strict=1 refuses to run bots here; see "
-                   "docs/protocol.md", err=True)
+        say(f"warning: missing here: {missing}. A bot could reach files, processes "
+            "or other bots it should not (Tractor partners could show each other "
+            "their hands); --limits strict=1 refuses to run bots here; see "
+            "docs/protocol.md", stderr=True)
     trusted = trusted_plugins()
-    click.echo("trusted plugins (they load in this process, unsandboxed): "
-               + ("; ".join(f"{dist} ({', '.join(names)})" for dist, names in trusted.items())
-                  if trusted else "none installed"))
+    say("trusted plugins (they load in this process, unsandboxed): "
+        + ("; ".join(f"{dist} ({', '.join(names)})" for dist, names in trusted.items())
+           if trusted else "none installed"))
 
 
 def trusted_plugins() -> dict[str, list[str]]:

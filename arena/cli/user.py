@@ -58,7 +58,7 @@ def user_list(registry, fmt) -> None:
         click.echo(json.dumps(rows, indent=2))
         return
     t = grid("account", "role", "password", "token", "label", "last used", "revoked",
-             title="accounts", wrap=("account", "label"))
+             title="accounts", names=("account",), wrap=("label",))
     for r in rows:
         first = True
         for tk in r["tokens"] or [None]:

@@ -202,6 +202,16 @@ def watchdog() -> Watchdog:
     return _watchdogs[pid]
 
 
+@functools.cache
+def libraries() -> dict[str, str | None]:
+    """Where the C library and libseccomp are, looked up once in the runner: a worker would
+    otherwise ask ``ldconfig`` again each time it starts (``ctypes.util.find_library``, which
+    runs it: some tens of milliseconds a bot process)."""
+    import ctypes.util
+
+    return {name: ctypes.util.find_library(name) for name in ("c", "seccomp")}
+
+
 class Worker:
     """One sandboxed bot process and its pipes."""
 
@@ -227,7 +237,7 @@ class Worker:
         read = sorted({*system, *(read_paths(spec) if spec else []), *extra.pop("read", [])})
         view.warm(read, hidden)  # every file it can read in memory before it starts
         config = {"mode": mode, "bot": spec, "limits": limits.to_json(),
-                  "read": read, "hidden": hidden, "write": write,
+                  "read": read, "hidden": hidden, "write": write, "libraries": libraries(),
                   "jail": {"uids": _bot_uids(), "disk_folder": self.dir,
                            "folder": {"disk_mb": limits.disk_mb, "files": limits.files}},
                   **(extra or {})}

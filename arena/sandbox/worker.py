@@ -320,6 +320,22 @@ def _acts(players: dict, batch, requests: list, seen: dict) -> list[dict]:
     return out
 
 
+def _load_seccomp(libraries: dict) -> None:
+    """Load libseccomp before the jail, where the runner found it (``libraries``: the
+    runner's ``find_library`` answers), not asking ``ldconfig`` again; without them, as
+    ``pyseccomp`` finds it."""
+    import ctypes.util
+
+    find = ctypes.util.find_library
+    ctypes.util.find_library = lambda name: libraries.get(name) or find(name)
+    try:
+        import pyseccomp  # noqa: F401
+    except Exception:  # noqa: BLE001 - no libseccomp here: arena doctor says so
+        pass
+    finally:
+        ctypes.util.find_library = find
+
+
 def main(argv: list[str]) -> None:
     try:
         config = orjson.loads(argv[1])
@@ -332,10 +348,7 @@ def main(argv: list[str]) -> None:
     os.dup2(2, 1)  # what is written to descriptor 1 lands in its log (the runner's pipe)
     sys.stdout, sys.stderr = Capture(1), Capture(2)
     mode = config["mode"]
-    try:  # before the jail: loading libseccomp asks ldconfig where it is
-        import pyseccomp  # noqa: F401
-    except Exception:  # noqa: BLE001 - no libseccomp here: arena doctor says so
-        pass
+    _load_seccomp(config.get("libraries") or {})
     if mode == "probe":  # what the probe uses, loaded while the installation is reachable
         import platform  # noqa: F401
         import socket  # noqa: F401

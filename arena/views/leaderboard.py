@@ -10,7 +10,6 @@ import io
 import json
 import math
 
-from rich import box
 from rich.table import Table
 
 from ..leagues import stats
@@ -56,15 +55,15 @@ def to_csv(standings) -> str:
     return out.getvalue()
 
 
-def grid(*columns: str, title: str = "", wrap: tuple[str, ...] = (), right=()) -> Table:
-    """A table that fits an 80-column terminal: no outer edge, and only the ``wrap``
-    columns (names, lists) may wrap; figures and short words are never cut."""
-    t = Table(title=title or None, title_justify="left", box=box.SIMPLE_HEAD,
-              show_edge=False, pad_edge=False, collapse_padding=True)
-    for col in columns:
-        t.add_column(col, justify="right" if col in right else "left",
-                     no_wrap=col not in wrap, overflow="fold")
-    return t
+def grid(*columns: str, title: str = "", names=(), keep=(), right=(), wrap=(),
+         boxed: bool = False) -> Table:
+    """A table for any terminal width (:class:`arena.views.grid.Grid`): the ``names``
+    columns and every figure are printed whole, ``wrap`` columns wrap between words, and
+    too narrow a terminal leaves columns out from the right (``keep`` never)."""
+    from .grid import Grid
+
+    return Grid(*columns, title=title, names=names, keep=keep, right=right, wrap=wrap,
+                boxed=boxed)
 
 
 def table(standings, title: str = "") -> Table:
@@ -74,7 +73,8 @@ def table(standings, title: str = "") -> Table:
     stronger than the one below it: under 95 % (marked ``≈``) the two are not separated."""
     figures = ("#", "μ ± 1.96σ", "μ−3σ", "> next", "games", "W/D/L", "win %", "mean score",
                "faults")
-    t = grid("#", "bot", *figures[1:], title=title, wrap=("bot",), right=figures)
+    t = grid("#", "bot", *figures[1:], title=title, names=("bot",), keep=("#",),
+             right=figures)
     for r in rows(standings):
         bot = r["bot"] + "".join(f" ({mark})" for mark in ("suspended", "deleted", "remote")
                                  if r[mark])
@@ -126,7 +126,7 @@ def pairwise_table(estimates: dict[tuple[str, str], stats.Estimate],
     t = grid("pair", "deals", "score", "Elo (95 %)", "LOS",
              title="pairs of bots at one table (first vs second, by place, over the deals "
              "where both sat at the same table" + ("; luck-adjusted)" if adjusted else ")"),
-             wrap=("pair",), right=("deals", "score", "Elo (95 %)", "LOS"))
+             names=("pair",), right=("deals", "score", "Elo (95 %)", "LOS"))
     for (a, b), e in estimates.items():
         t.add_row(f"{a} vs {b}", f"{e.pairs:.0f}",
                   f"{100 * e.score:.1f} ± {100 * stats.Z975 * (e.variance / e.pairs) ** .5:.1f}"
@@ -157,12 +157,14 @@ def wins_draws_losses(results, bots: list[str]) -> dict[tuple[str, str], list[in
 
 
 def crosstable(results, bots: list[str]) -> Table:
-    """The crosstable: :func:`wins_draws_losses` as W-D-L, row against column."""
+    """The crosstable: :func:`wins_draws_losses` as W-D-L, row against column; the columns
+    are numbered as the rows are (a bot's name is printed once, whole)."""
     wdl = wins_draws_losses(results, bots)
-    t = grid("", *bots, title="crosstable (row vs column: W-D-L)", wrap=("", *bots),
-             right=bots)
-    for a in bots:
-        t.add_row(a, *("·" if a == b else "-".join(map(str, wdl[a, b])) for b in bots))
+    numbers = [str(i) for i in range(1, len(bots) + 1)]
+    t = grid("bot", *numbers, title="crosstable (row vs column: W-D-L)", names=("bot",),
+             right=numbers)
+    for i, a in enumerate(bots, 1):
+        t.add_row(f"{i} {a}", *("·" if a == b else "-".join(map(str, wdl[a, b])) for b in bots))
     return t
 
 
@@ -177,7 +179,7 @@ def faults_table(matches) -> Table | None:
                 entry[0] += 1
     if not counts:
         return None
-    t = grid("bot", "fault", "matches", "first match", title="faults", wrap=("bot",),
+    t = grid("bot", "fault", "matches", "first match", title="faults", names=("bot",),
              right=("matches", "first match"))
     for (bot, kind), (n, first) in sorted(counts.items()):
         t.add_row(bot, kind, str(n), str(first))
@@ -189,7 +191,7 @@ def move_times_table(times: dict[str, tuple[float, float, int]]) -> Table | None
     means and its longest move."""
     if not times:
         return None
-    t = grid("bot", "mean ms", "max ms", "matches", title="time per move", wrap=("bot",),
+    t = grid("bot", "mean ms", "max ms", "matches", title="time per move", names=("bot",),
              right=("mean ms", "max ms", "matches"))
     for bot, (mean, top, n) in sorted(times.items()):
         t.add_row(bot, f"{1000 * mean:.2f}", f"{1000 * top:.2f}", str(n))
@@ -199,7 +201,7 @@ def move_times_table(times: dict[str, tuple[float, float, int]]) -> Table | None
 def matches_table(matches) -> Table:
     """One row per stored match: ``(match id, fixture, seats, ranks, reason, faults)``."""
     t = grid("match", "fixture", "seats", "ranks", "end", "faults", title="matches",
-             wrap=("seats", "faults"), right=("match", "fixture"))
+             names=("match",), wrap=("seats", "faults"), right=("match", "fixture"))
     for match_id, fixture, seats, ranks, reason, faults in matches:
         shown = "; ".join(f"seat {i}: {f}" for i, f in enumerate(faults) if f)
         t.add_row(str(match_id), str(fixture), ", ".join(seats),

@@ -243,3 +243,8 @@ def render_result(match) -> Table:
 
 def print_renderable(renderable, stderr: bool = False) -> None:
     Console(stderr=stderr, highlight=False, soft_wrap=False).print(renderable)
+
+
+def say(text: str, stderr: bool = False) -> None:
+    """A line of prose, wrapped to the terminal between words (a name is never broken)."""
+    print_renderable(Text(text), stderr)
