@@ -179,6 +179,19 @@ def _manifest(path: Path) -> tuple[str, list, dict, str, dict | None]:
     return name, list(games), spec, digest, options
 
 
+def _here(name: str, folders) -> str:
+    """A hint for a bot not found whose file is in the current folder, which is not a bots
+    folder unless named one (``--bots-dir .``)."""
+    stem = name[:-3] if name.endswith(".py") else name
+    if not Path(f"{stem}.py").is_file() and not (Path(stem).is_dir() and
+                                                   Path(stem, "__init__.py").is_file()):
+        return ""
+    if any(Path(f).resolve() == Path.cwd().resolve() for f in folders):
+        return ""
+    return (f"; {stem}.py is in this folder, which is not a bots folder: name it one "
+            f"(arena --bots-dir . ...) or submit the file (arena submit {stem}.py)")
+
+
 class Registry:
     """Games and bots from every plugin, loaded on first use. ``plugins`` are trusted
     in-process plugin objects (games); bots come only from ``bot_sources``."""
@@ -368,7 +381,8 @@ class Registry:
             why if label in why else f"{label}: {why}" for label, why in self.broken.items())
             if self.broken else "")
         if name not in bots:
-            raise UnknownBot(f"unknown bot {name!r} (bots: {', '.join(bots) or 'none'}{broken})")
+            raise UnknownBot(f"unknown bot {name!r} (bots: {', '.join(bots) or 'none'}{broken})"
+                             + _here(name, self.bots_dirs))
         if game not in bots[name]:
             plays = ", ".join(bots[name])
             raise UnknownBot(f"bot {name!r} does not play {game} (it plays: {plays}{broken})")

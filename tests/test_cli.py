@@ -230,10 +230,65 @@ def test_play_and_check_bot_show_a_faults_cause_and_log(tmp_path):
     assert ("seat 0 (crasher) forfeits: crash: RuntimeError: always; the end of its log:\n"
             "about to fail\nTraceback (most recent call last):") in played.stderr
     checked = arena("--bots-dir", str(tmp_path), "check-bot", "crasher")
-    assert checked.returncode == 1 and "crash: RuntimeError: always; the end of its log:" in (
+    assert checked.returncode == 2 and "crash: RuntimeError: always; the end of its log:" in (
         checked.stdout)
     assert "      | about to fail" in checked.stdout and "      | RuntimeError: always" in (
         checked.stdout)
+    # the first fault ends the check: the other variants are listed, not played
+    lines = checked.stdout.splitlines()
+    assert lines[0].startswith("FAIL  vandtia cardems: 1 matches against random, faults: "
+                               "crash: RuntimeError: always"), checked.stdout
+    assert [line for line in lines if line.startswith("-     ")] == [
+        f"-     vandtia {v}: not checked (the check stopped at the first fault; --keep-going "
+        "checks every variant)" for v in ("swedish", "german")]
+    assert checked.stderr.strip() == "arena: error: crasher failed the check (1 variant(s))"
+    every = arena("--bots-dir", str(tmp_path), "check-bot", "crasher", "--keep-going",
+                  "--matches", "2")
+    assert every.returncode == 2 and every.stdout.count("FAIL  vandtia") == 3, every.stdout
+
+
+SLOWPOKE = """
+import time
+import arena
+
+class Bot:
+    def act(self, observation, legal):
+        time.sleep(0.6)
+        return legal[0]
+
+@arena.hookimpl
+def register_bots(register):
+    register("slowpoke", Bot, games=["vandtia"])
+"""
+
+
+def test_check_bot_names_the_limit_a_slow_bot_broke_and_stops_there(tmp_path):
+    """A bot that takes 0.6 s a move, checked with move_s=0.2 and a bank of 1 s, times out
+    within its first match; the check says which limits and how long its moves took, plays
+    no other variant, and exits 2."""
+    (tmp_path / "slowpoke.py").write_text(SLOWPOKE)
+    checked = arena("--bots-dir", str(tmp_path), "check-bot", "slowpoke", "--limits",
+                    "move_s=0.2,bank_s=1")
+    assert checked.returncode == 2, checked.stderr
+    first = checked.stdout.splitlines()[0]
+    found = re.search(r"faults: timeout: move_s=0\.2, bank 1 s: the move ran past ([\d.]+) s, "
+                      r"with ([\d.]+) s of the bank left; its moves took ([\d.]+) s \(median\)",
+                      first)
+    assert found and first.startswith("FAIL  vandtia cardems: 1 matches"), checked.stdout
+    assert 0.5 <= float(found[3]) < 5  # 0.6 s of sleep, and the process's own time
+    assert checked.stdout.count("not checked") == 2
+    refused = arena("--bots-dir", str(tmp_path), "check-bot", "slowpoke", "--limits", "move_s=x")
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+
+
+def test_an_unknown_bot_whose_file_is_here_is_told_to_name_the_folder(tmp_path):
+    (tmp_path / "mine.py").write_text(bot_file("mine"))
+    run = subprocess.run([sys.executable, "-m", "arena", "check-bot", "mine"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "ARENA_DB": f"sqlite:///{tmp_path / 'a.db'}"})
+    assert run.returncode == 2
+    assert "mine.py is in this folder, which is not a bots folder: name it one (arena " \
+        "--bots-dir . ...)" in run.stderr, run.stderr
 
 
 def test_season_show_lists_match_ids_and_the_first_match_of_each_fault(tmp_path):

@@ -562,7 +562,7 @@ def test_check_bot_passes_a_good_bot_and_fails_one_that_does_not_reset(tmp_path)
     assert good.returncode == 0 and good.stdout.count("ok    vandtia") == 3
     (tmp_path / "forgetful.py").write_text(FORGETFUL)
     bad = _arena("--bots-dir", str(tmp_path), "check-bot", "forgetful", "--matches", "2")
-    assert bad.returncode == 1 and "does NOT reset between matches" in bad.stdout
+    assert bad.returncode == 2 and "does NOT reset between matches" in bad.stdout
 
 
 def test_every_bot_sees_only_its_jail():

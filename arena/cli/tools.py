@@ -287,18 +287,29 @@ def trusted_plugins() -> dict[str, list[str]]:
 @click.argument("name")
 @click.option("--game", "games", multiple=True, help="Only this game (repeatable).")
 @click.option("--matches", type=click.IntRange(min=2), default=3, show_default=True)
+@click.option("--limits", default="", metavar="K=V,...",
+              help="Bot limits over the defaults, as for season run: move_s=0.5,bank_s=5.")
+@click.option("--keep-going", is_flag=True,
+              help="Play every match of every variant, past the first fault.")
 @click.pass_obj
-def check_bot_command(registry, name, games, matches) -> None:
+def check_bot_command(registry, name, games, matches, limits, keep_going) -> None:
     """Conformance: start bot NAME sandboxed, play each game and variant it claims against
-    random, check it resets between matches, report timings and faults."""
+    random, check it resets between matches, report timings and faults. The first fault
+    ends the check (--keep-going plays on); a failed check exits with status 2."""
     from ..leagues.conformance import check_bot
+    from ..sandbox.process import Limits
 
-    checks = check_bot(registry, name, list(games) or None, matches)
+    checks = check_bot(registry, name, list(games) or None, matches, Limits.parse(limits),
+                       keep_going)
     for check in checks:
-        click.echo(("ok    " if check.ok else "FAIL  ") + check.describe())
+        click.echo(("-     " if not check.checked else "ok    " if check.ok else "FAIL  ")
+                   + check.describe())
         for fault, log in zip(check.faults, check.logs, strict=False):
             if log.strip():
                 click.echo(f"      {fault}; the end of its log:\n"
                            + "\n".join("      | " + line for line in log.rstrip().splitlines()))
-    if not all(c.ok for c in checks):
-        sys.exit(1)
+    failed = [c for c in checks if c.checked and not c.ok]
+    if failed:
+        click.echo(f"arena: error: {name} failed the check ({len(failed)} variant(s))",
+                   err=True)
+        sys.exit(2)

@@ -4,6 +4,10 @@ claims, and forget each match when the next starts?
 For each (game, variant) the bot plays a few short matches against ``random`` from one
 worker process, then replays each match's seed with a fresh process: a bot that resets
 between matches (and draws its randomness from the seed it is given) makes the same moves.
+
+It fails fast: the first fault ends the check (the variants not reached are listed as not
+checked), unless ``keep_going``, which plays every match of every variant. A fault says
+which limit it broke: a timeout names ``move_s`` and the bank and how long the moves took.
 """
 
 from __future__ import annotations
@@ -29,12 +33,16 @@ class Check:
     move_times: list[float] = field(default_factory=list)
     reproducible: bool = True
     logs: list[str] = field(default_factory=list)  # the end of the bot's log, per fault
+    checked: bool = True  # False: not reached, the check having stopped at a fault
 
     @property
     def ok(self) -> bool:
         return not self.faults and self.reproducible
 
     def describe(self) -> str:
+        if not self.checked:
+            return (f"{self.game} {self.variant}: not checked (the check stopped at the first "
+                    "fault; --keep-going checks every variant)")
         times = sorted(self.move_times) or [0.0]
         words = [f"{self.game} {self.variant}: {self.matches} matches against random",
                  "no faults" if not self.faults else "faults: " + "; ".join(self.faults),
@@ -57,9 +65,26 @@ def _bot_actions(match, seat: int, game, variant: str) -> list:
     return mine
 
 
+def _fault(fault: str, bot, limits) -> str:
+    """A fault with the limit it broke: a timeout says the move time, the bank, what was
+    left of it and how long the bot's moves took."""
+    if fault != "timeout":
+        return fault
+    times = sorted(bot.move_times or [])
+    took = (f"; its moves took {statistics.median(times):.1f} s (median), the slowest "
+            f"{times[-1]:.1f} s" if times else "; it had made no move in time")
+    return (f"timeout: move_s={limits.move_s:g}, bank {limits.bank_s:g} s: the move ran "
+            f"past {limits.move_s + max(bot.bank, 0):.1f} s, with {max(bot.bank, 0):.1f} s "
+            f"of the bank left{took}")
+
+
 def check_bot(registry, name: str, games: list[str] | None = None, matches: int = 3,
-              limits=None) -> list[Check]:
-    """One :class:`Check` per game and variant the bot claims (or ``games``)."""
+              limits=None, keep_going: bool = False) -> list[Check]:
+    """One :class:`Check` per game and variant the bot claims (or ``games``); stopped at
+    the first fault unless ``keep_going`` (the variants left: ``checked`` False)."""
+    from ..sandbox.process import Limits
+
+    limits = limits or Limits()
     checks, secret = [], new_secret()  # deals the bot cannot compute, as in a season
     base = parse_entrant(name)[0]
     registry.bots()
@@ -73,6 +98,10 @@ def check_bot(registry, name: str, games: list[str] | None = None, matches: int 
         for variant, counts in game.variants.items():
             players = counts[0]
             check = Check(game_name, variant)
+            if not keep_going and any(c.faults for c in checks):
+                check.checked = False
+                checks.append(check)
+                continue
             bot = make_bot(entry, limits)
             others = [make_bot(opponent, limits) for _ in range(players - 1)]
             bot.move_times = check.move_times
@@ -93,13 +122,18 @@ def check_bot(registry, name: str, games: list[str] | None = None, matches: int 
                                           keyed_seed(secret, "check", game_name, variant, i),
                                           [name] + ["random"] * (players - 1), secret=secret)
                     check.matches += 1
-                    if match.result.faults[0]:
-                        check.faults.append(match.result.faults[0])
-                        check.logs.append(match.logs.get(0, ""))
                     played.append(match)
+                    if match.result.faults[0]:
+                        check.faults.append(_fault(match.result.faults[0], bot, limits))
+                        check.logs.append(match.logs.get(0, ""))
+                        if not keep_going:
+                            break
             finally:
                 for b in (bot, *others):
                     b.close()
+            if check.faults and not keep_going:
+                checks.append(check)
+                continue
             for match in played[1:]:  # the first match of a process is its own reference
                 fresh = [make_bot(entry, limits)] + [make_bot(opponent, limits)
                                                      for _ in range(players - 1)]
