@@ -362,3 +362,57 @@ def test_a_bad_season_file_is_one_line(tmp_path, text, message):
                 env={"ARENA_DB": f"sqlite:///{tmp_path}/c.db"})
     assert out.returncode == 2 and message in out.stderr, out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_a_long_match_shows_its_progress_in_a_terminal_and_ctrl_c_stops_it(tmp_path):
+    """``arena play`` in a terminal says how far the match has got (move, deal, time) on
+    stderr while it runs, and a Ctrl-C typed there stops it; piped, it prints no progress."""
+    import pty
+
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "play", "tractor", "ismcts:iterations=300", "greedy",
+         "--seed", "3"], stdin=follower, stdout=follower, stderr=follower,
+        env={**os.environ, "TERM": "xterm", "ARENA_DB": f"sqlite:///{tmp_path / 'a.db'}"},
+        preexec_fn=_own_terminal)
+    os.close(follower)
+    seen = b""
+
+    def read_until(pattern: bytes) -> None:
+        nonlocal seen
+        while pattern not in seen:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:
+                return
+            if not chunk:
+                return
+            seen += chunk
+
+    try:
+        read_until(b"(Ctrl-C stops)")
+        assert re.search(rb"tractor: move \d+, deal 1, 0:\d\d \(Ctrl-C stops\)", seen), seen
+        import termios
+
+        # typed as a person types it: the terminal turns ^C into SIGINT for the command
+        os.write(leader, termios.tcgetattr(leader)[6][termios.VINTR])
+        assert process.wait(120) == 130
+        read_until(b"arena: aborted")
+        assert b"arena: aborted" in seen and b"Traceback" not in seen, seen
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        os.close(leader)
+    piped = arena("play", "tractor", "greedy", "random", "--seed", "3")
+    assert piped.returncode == 0 and "Ctrl-C stops" not in piped.stderr
+
+
+def _own_terminal() -> None:
+    """In the child: a session of its own whose controlling terminal is its stdin (a pty),
+    as a shell gives a command it starts."""
+    import fcntl
+    import termios
+
+    os.setsid()
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)

@@ -6,6 +6,7 @@ import json
 import math
 import os
 import random
+import re
 import signal
 import sqlite3
 import subprocess
@@ -779,12 +780,18 @@ def test_ctrl_c_stops_a_season_marked_interrupted_and_resume_finishes_it(tmp_pat
     proc.send_signal(signal.SIGINT)  # as Ctrl-C does to the runner
     _, err = proc.communicate(timeout=600)
     assert proc.returncode == 130 and "arena: aborted" in err and "Traceback" not in err, err
+    stopped = re.search(r"stopped: season k keeps the (\d+) of (\d+) matches stored; 'arena "
+                        r"season resume k' plays the rest", " ".join(err.split()))
+    assert stopped and 1 <= int(stopped[1]) < int(stopped[2]), err
     listed = arena("season", "list", db_path=path, env={
         **os.environ, "ARENA_DB": f"sqlite:///{path}", "COLUMNS": "200"}).communicate()[0]
     assert "interrupted" in listed, listed
     resumed = arena("season", "resume", "k", db_path=path)
     assert resumed.wait(timeout=600) == 0
     assert db.get_season(db.connect(f"sqlite:///{path}"), "k").status == "done"
+    again = arena("season", "resume", "k", db_path=path)
+    _, err = again.communicate(timeout=600)
+    assert again.returncode == 0 and "season k is finished" in err and "nothing to play" in err
 
 
 def test_the_leaderboard_gives_each_skill_its_interval_and_the_odds_over_the_next_bot(

@@ -179,6 +179,55 @@ def _versions_table(registry, name: str, played: dict, fmt: str = "table"):
     return table
 
 
+class _Moves:
+    """The match's state as the referee drives it, counting its moves: on a terminal, a line
+    on stderr says how far a long match has got (moves, the deal, the time) and that Ctrl-C
+    stops it; piped, nothing is shown."""
+
+    def __init__(self, game, state):
+        from rich.console import Console
+
+        self._game, self._state = game, state
+        self._console = Console(stderr=True)
+        self._status = None
+        self._started = self._shown = 0.0
+
+    def __enter__(self):
+        import time
+
+        self._started = time.monotonic()
+        if self._console.is_terminal:
+            self._status = self._console.status(self._text(), spinner="dots")
+            self._status.start()
+            self._status.update(self._text())  # drawn at once, however short the match
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._status is not None:
+            self._status.stop()
+
+    def __getattr__(self, name):
+        return getattr(self._state, name)
+
+    def _text(self) -> str:
+        import time
+
+        seconds = int(time.monotonic() - self._started)
+        deal = ""
+        if self._game.name == "tractor":
+            deal = f", deal {self._state.observation(0)['deal']}"
+        return (f"{self._game.name}: move {self._state.moves}{deal}, {seconds // 60}:"
+                f"{seconds % 60:02d} (Ctrl-C stops)")
+
+    def apply(self, action) -> None:
+        import time
+
+        self._state.apply(action)
+        if self._status is not None and time.monotonic() - self._shown > 0.25:
+            self._shown = time.monotonic()
+            self._status.update(self._text())
+
+
 def _play(registry, game_name, variant, bot_names, seed, show, omniscient, as_json,
           limits="", secret=None):
     from ..plugins import is_human
@@ -210,7 +259,9 @@ def _play(registry, game_name, variant, bot_names, seed, show, omniscient, as_js
     deal_seed = play_deal_seed(secret, seed)
     bots = [make_bot(e, limits) for e in entries]
     try:
-        match, _ = play_match(game, variant, bots, deal_seed, bot_names, secret=secret)
+        with _Moves(game, game.new_state(variant, len(bot_names), deal_seed)) as state:
+            match, _ = play_match(game, variant, bots, deal_seed, bot_names, secret=secret,
+                                  state=state)
     finally:
         for bot in bots:
             bot.close()

@@ -66,6 +66,7 @@ def _run(engine, registry, row, pool, quiet=False, view=None) -> None:
         MofNCompleteColumn,
         Progress,
         TextColumn,
+        TimeElapsedColumn,
         TimeRemainingColumn,
     )
 
@@ -75,15 +76,18 @@ def _run(engine, registry, row, pool, quiet=False, view=None) -> None:
 
     done_before = len(db.stored_fixtures(engine, row.id))
     progress = Progress(TextColumn(f"season {row.name}"), BarColumn(), MofNCompleteColumn(),
-                        TimeRemainingColumn(), console=Console(stderr=True))
-    task = progress.add_task("matches", total=row.fixtures, completed=done_before)
+                        TimeElapsedColumn(), TimeRemainingColumn(),
+                        TextColumn("{task.description}"), console=Console(stderr=True))
+    # until the first batch is stored the bar cannot move: the time does, and says so
+    task = progress.add_task("(the first matches are being played; Ctrl-C stops)",
+                             total=row.fixtures, completed=done_before)
     last = [0.0]
 
     try:
         with Live(Group(progress), console=progress.console, transient=quiet,
                   refresh_per_second=4) as live:
             def on_batch(results, rater):
-                progress.advance(task, len(results))
+                progress.update(task, advance=len(results), description="")
                 if time.monotonic() - last[0] > 1.0 and rater.next:
                     last[0] = time.monotonic()
                     live.update(Group(progress, views.table(
@@ -97,8 +101,15 @@ def _run(engine, registry, row, pool, quiet=False, view=None) -> None:
                 engine.dispose()  # the interrupted write's connection goes with its lock
                 try:
                     db.set_status(engine, row.id, "interrupted")
+                    stored = len(db.stored_fixtures(engine, row.id))
                 except Exception:  # noqa: BLE001 - the status is a label; Ctrl-C still stops
-                    pass
+                    stored = None
+                live.update(Group(progress))
+                progress.console.print(
+                    f"stopped: season {row.name} keeps the "
+                    + (f"{stored} of {row.fixtures} matches" if stored is not None
+                       else "matches") + " stored; 'arena season resume "
+                    f"{row.name}' plays the rest", highlight=False, markup=False)
                 raise
             finally:
                 live.update(Group(progress))
