@@ -398,3 +398,53 @@ def test_one_two_three_and_tied_pairs_give_honest_intervals_in_the_cli_and_the_p
     assert report.returncode == 0, report.stderr
     page = (tmp_path / "out" / "season-4.html").read_text()
     assert elo in page and "-0" not in page.split('id="verdict"')[1].split("</div>")[0]
+
+
+def test_worst_lists_the_pairs_the_candidate_lost_most_with_both_games_side_by_side(
+        tmp_path):
+    """A candidate that forfeits every game loses every pair (score 0): its worst three are
+    the first three deals, each the candidate's game beside the baseline's in the same seat
+    on the same cards. Against random, greedy's worst pairs are the lowest pair scores the
+    stored games give, counted here by hand; a candidate that lost none says so."""
+    from conftest import CRASHER
+
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    (bots / "crasher.py").write_text(CRASHER)
+    path = tmp_path / "m.db"
+    out = result(arena("crasher", "first", "--games", "12", "--seed", "5", "--name", "lost",
+                       "--worst", "3", "--format", "json", db_path=path, bots_dir=bots))
+    assert [(e["deal"], e["score"]) for e in out["worst"]] == [(1, 0.0), (2, 0.0), (3, 0.0)]
+    engine = db.connect(f"sqlite:///{path}")
+    for e in out["worst"]:
+        mine, my_seats = db.get_match(engine, e["candidate"]["match"])[::2]
+        theirs, their_seats = db.get_match(engine, e["baseline"]["match"])[::2]
+        assert mine.seed == theirs.seed  # the same cards
+        assert my_seats[e["seat"]].bot == "crasher" and their_seats[e["seat"]].bot == "first"
+        assert my_seats[e["seat"]].fault.startswith("crash")
+        a, b = json.loads(mine.replay), json.loads(theirs.replay)
+        step = e["step"]
+        assert a[:step - 1] == b[:step - 1] and (a[step - 1:step] != b[step - 1:step])
+    # the table, with the links and the review commands
+    shown = arena("--worst", "2", "lost", db_path=path, bots_dir=bots)
+    text, err = shown.communicate(timeout=300)
+    assert shown.returncode == 0, err
+    first = out["worst"][0]
+    assert (f"match-{first['candidate']['match']}.html#step={first['step']} beside "
+            f"match-{first['baseline']['match']}.html#step={first['step']}") in text, text
+    assert f"arena review {first['candidate']['match']} --seat {first['seat']}" in text
+    # greedy against random: the lowest pair scores, by hand from the stored games
+    out = result(arena("greedy", "random", "--games", "40", "--seed", "6", "--name", "g",
+                       "--worst", "4", "--format", "json", db_path=path))
+    pairs, by_seed = [], {}
+    for m, seats in db.season_matches(engine, db.get_season(engine, "g").id):
+        by_seed.setdefault(m.seed, []).append({s.bot: s.rank for s in seats})
+    for deal, games in enumerate(by_seed.values(), 1):
+        score = sum(1.0 if g["greedy"] < g["random"] else 0.5 if g["greedy"] == g["random"]
+                    else 0.0 for g in games) / len(games)
+        if score < 0.5:
+            pairs.append((score, deal))
+    assert [(e["score"], e["deal"]) for e in out["worst"]] == sorted(pairs)[:4]
+    none = result(arena("first", "crasher", "--games", "4", "--seed", "5", "--name", "won",
+                        "--worst", "3", "--format", "json", db_path=path, bots_dir=bots))
+    assert none["worst"] == []

@@ -73,11 +73,14 @@ def match_options(f):
 
 
 @click.command("match")
-@click.argument("candidate")
-@click.argument("baseline")
+@click.argument("bots", nargs=-1, metavar="CANDIDATE BASELINE")
 @match_options
+@click.option("--worst", type=click.IntRange(min=1), metavar="N",
+              help="Then list the N pairs where the candidate did worst against the baseline "
+              "on the same cards, with both games' replays at the step where they part; "
+              "'arena match --worst N NAME' lists them for a stored match.")
 @click.pass_obj
-def match_command(registry, candidate, baseline, fmt, **options) -> None:
+def match_command(registry, bots, fmt, worst, **options) -> None:
     """Is CANDIDATE better than BASELINE? Plays them on duplicate deals - each deal twice,
     the seats or the teams' cards swapped, a pair scoring 0, 1/4, 1/2, 3/4 or 1 - and prints
     the Elo difference with its 95 % interval, the LOS and, with --sprt, the test's LLR.
@@ -89,8 +92,21 @@ def match_command(registry, candidate, baseline, fmt, **options) -> None:
     unless --rated."""
     from ..views import verdict
 
+    if worst is not None and len(bots) == 1:  # a stored match, by name
+        _show_worst(registry, bots[0], worst, fmt)
+        return
+    if len(bots) != 2:
+        raise click.UsageError("name a CANDIDATE and a BASELINE (or, with --worst N, one "
+                               "stored match's NAME)")
+    candidate, baseline = bots
     row, tally = play(registry, candidate, baseline, quiet=fmt == "json", **options)
-    if fmt == "json":
+    if worst is not None:
+        if fmt != "json":
+            for line in verdict.lines(_verdict(row, tally), f"{candidate} vs {baseline}",
+                                      row.status == "done"):
+                click.echo(line)
+        _show_worst(registry, row.name, worst, fmt)
+    elif fmt == "json":
         click.echo(json.dumps(_json(row, tally), indent=2))
     else:
         title = (f"{candidate} vs {baseline}, {row.game} {row.variant}"
@@ -99,6 +115,45 @@ def match_command(registry, candidate, baseline, fmt, **options) -> None:
         for line in verdict.lines(_verdict(row, tally), title, row.status == "done"):
             click.echo(line)
         _stored_in(registry, row.name)
+
+
+def _show_worst(registry, name: str, count: int, fmt: str) -> None:
+    """The pairs of match ``name`` where the candidate did worst (``worst_pairs``)."""
+    from .. import db
+    from ..leagues import league
+    from ..leagues.match import worst_pairs
+    from ..views.leaderboard import grid
+    from ..views.transcript import print_renderable, say
+
+    engine = _engine(registry)
+    row = db.get_season(engine, name)
+    defn = league.definition(row)
+    if defn.kind != "match":
+        raise ArenaError(f"{name} is a season, not a match: --worst lists a match's pairs")
+    found = worst_pairs(engine, defn, row.id, count)
+    if fmt == "json":
+        click.echo(json.dumps({"match": row.name, "candidate": defn.bots[0],
+                               "baseline": defn.bots[1], "worst": found}, indent=2))
+        return
+    candidate, baseline = defn.bots[:2]
+    if not found:
+        say(f"{candidate} lost no pair against {baseline} in {row.name}")
+        return
+    t = grid("deal", "pair", "seat", f"{candidate}'s game", f"{baseline}'s game", "parted at",
+             title=f"where {candidate} did worst against {baseline} on the same cards",
+             names=(f"{candidate}'s game", f"{baseline}'s game"), right=("deal", "pair"))
+    for e in found:
+        c, b = e["candidate"], e["baseline"]
+        t.add_row(str(e["deal"]), f"{e['score']:.2f}", str(e["seat"]),
+                  f"match {c['match']}: rank {c['rank']}",
+                  f"match {b['match']}: rank {b['rank']}",
+                  "never" if e["step"] is None else f"step {e['step']}")
+    print_renderable(t)
+    for e in found:
+        step = "" if e["step"] is None else f"#step={e['step']}"
+        c, b = e["candidate"]["match"], e["baseline"]["match"]
+        say(f"deal {e['deal']}: match-{c}.html{step} beside match-{b}.html{step}; "
+            f"arena review {c} --seat {e['seat']} and arena review {b} --seat {e['seat']}")
 
 
 @click.command("gauntlet")

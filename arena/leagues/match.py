@@ -284,6 +284,76 @@ def current_verdict(engine, row, defn=None) -> dict:
         engine, defn or definition(row), row.id).to_json()
 
 
+def worst_pairs(engine, defn, season_id: int, count: int) -> list[dict]:
+    """The pairs where the candidate did worst against the baseline on the same cards:
+    the ``count`` lowest pair scores below ½ (lowest first, then in deal order). Each is
+    ``{"deal", "score", "seat", "candidate", "baseline", "step"}``: ``candidate`` the
+    candidate's worst game of the deal and ``baseline`` the game where the baseline sat in
+    that seat on the same cards (each ``{"match", "rank", "score"}``), and ``step`` the
+    first action where the two games differ - where the two bots' choices parted (None if
+    they never did)."""
+    import json
+    from itertools import groupby
+
+    from .. import db
+
+    candidate, baseline = defn.bots[:2]
+    found = []
+    deals = groupby(db.season_matches(engine, season_id), key=lambda ms: ms[0].seed)
+    for deal, (_, games) in enumerate(deals, 1):
+        games = list(games)
+        if defn.field:  # two fixtures a pair: the candidate's, then the baseline's
+            pairs = [games[k:k + 2] for k in range(0, len(games) - 1, 2)]
+        else:
+            pairs = [games]
+        for pair in pairs:
+            entry = _pair(pair, candidate, baseline, bool(defn.field))
+            if entry is not None and entry["score"] < 0.5:
+                mine, theirs = (json.loads(entry[k].pop("replay")) for k in ("candidate",
+                                                                            "baseline"))
+                entry["step"] = next((i + 1 for i, (a, b) in enumerate(zip(
+                    mine, theirs, strict=False)) if a != b), None if len(mine) == len(
+                    theirs) else min(len(mine), len(theirs)) + 1)
+                found.append({"deal": deal, **entry})
+    found.sort(key=lambda e: (e["score"], e["deal"]))
+    return found[:count]
+
+
+def _pair(games, candidate: str, baseline: str, field: bool) -> dict | None:
+    """One pair's score and the two games to set side by side."""
+    def game(m, seats, seat):
+        return {"match": m.id, "rank": seats[seat].rank, "score": seats[seat].score,
+                "replay": m.replay}
+
+    if field:
+        if len(games) < 2:
+            return None
+        (m1, s1), (m2, s2) = games
+        seat = next((i for i, (a, b) in enumerate(zip(s1, s2, strict=True))
+                     if a.bot != b.bot), None)
+        if seat is None:
+            return None
+        gap = seat_place([s.rank for s in s1], seat) - seat_place([s.rank for s in s2], seat)
+        return {"score": 0.5 + gap / 2, "seat": seat, "candidate": game(m1, s1, seat),
+                "baseline": game(m2, s2, seat)}
+    scored = []
+    for m, seats in games:
+        best = best_places([s.bot for s in seats], [s.rank for s in seats])
+        if candidate not in best or baseline not in best:
+            return None
+        mine, theirs = best[candidate], best[baseline]
+        scored.append((1.0 if mine < theirs else 0.5 if mine == theirs else 0.0, m, seats))
+    worst, m1, s1 = min(scored, key=lambda g: g[0])
+    seat = next(i for i, s in enumerate(s1) if s.bot == candidate)
+    other = next(((m, seats) for _, m, seats in scored
+                  if seats[seat].bot == baseline), None)
+    if other is None:
+        return None
+    m2, s2 = other
+    return {"score": sum(g[0] for g in scored) / len(scored), "seat": seat,
+            "candidate": game(m1, s1, seat), "baseline": game(m2, s2, seat)}
+
+
 def summary(engine, defn, season_id: int) -> Tally:
     """The tally of a stored match, read back in fixture order."""
     from .. import db
