@@ -424,3 +424,79 @@ def test_in_a_browser_a_replay_shows_whatever_text_a_bot_wrote(tmp_path, browser
     cards = browser.execute_script(
         "return document.querySelectorAll('#table .card[data-card]').length")
     assert cards > 0
+
+
+MYBOT = """
+import arena
+
+class Bot:
+    def act(self, observation, legal):
+        {body}
+
+@arena.hookimpl
+def register_bots(register):
+    register("mybot", Bot, games=["vandtia"])
+"""
+
+
+@pytest.mark.slow
+def test_a_bots_page_gathers_its_versions_seasons_matches_faults_and_reviews(tmp_path):
+    """Two versions of a submitted bot, a season of both, an A/B match of the second
+    against the first and a review: its page (in the report, and served) shows each, in a
+    real browser, and the leaderboards link to it."""
+    from selenium.webdriver.common.by import By
+
+    path, src = tmp_path / "a.db", tmp_path / "src"
+    src.mkdir()
+    (src / "mybot.py").write_text(MYBOT.format(body="return legal[0]"))
+    first = arena("submit", str(src / "mybot.py"), "--matches", "2", db_path=path)
+    key = re.search(r"key for \S+: (\S+)", first.stdout)[1]
+    (src / "mybot.py").write_text(MYBOT.format(  # version 2 is slow: a season's tight
+        body="import time; time.sleep(0.05)\n        return legal[-1]"))  # limits time it out
+    assert arena("submit", str(src / "mybot.py"), "--key", key, "--matches", "2",
+                 db_path=path).returncode == 0
+    assert arena("season", "run", "vandtia", "--name", "s1", "--bots",
+                 "mybot@1,mybot@2,greedy", "--rounds", "1", "--workers", "1", "--limits",
+                 "move_s=0.01,bank_s=0.05", db_path=path).returncode == 0
+    assert arena("match", "mybot@2", "mybot@1", "--games", "4", "--name", "two-vs-one",
+                 "--workers", "1", db_path=path).returncode == 0
+    engine = db.connect(f"sqlite:///{path}")
+    first = next(m for m, seats in db.season_matches(engine, db.get_season(engine, "s1").id)
+                 if any(s.bot == "mybot@1" for s in seats))
+    assert arena("review", str(first.id), "--reviewer", "ismcts:iterations=20",
+                 db_path=path).returncode == 0
+    out = tmp_path / "report"
+    assert arena("report", "-o", str(out), db_path=path).returncode == 0
+    assert (out / "bot-mybot.html").exists() and (out / "bot-greedy.html").exists()
+    browser = chromium()
+    server = None
+    try:
+        browser.get((out / "index.html").as_uri())
+        browser.find_element(By.LINK_TEXT, "mybot@2").click()
+        assert browser.current_url.endswith("bot-mybot.html")
+        versions = [r.get_attribute("data-bot") for r in
+                    browser.find_elements(By.CSS_SELECTOR, "#versions tbody tr")]
+        assert versions == ["mybot@1", "mybot@2"]
+        v2 = browser.find_element(By.CSS_SELECTOR, '#versions tr[data-bot="mybot@2"]').text
+        assert "s1: " in v2 and "vs mybot@1: Elo" in v2, v2
+        seasons = browser.find_element(By.ID, "seasons").text
+        assert "mybot@1" in seasons and "mybot@2" in seasons and " of 3" in seasons
+        assert "two-vs-one" in browser.find_element(By.ID, "matches").text
+        faults = browser.find_element(By.ID, "faults").text
+        assert "timeout" in faults, faults
+        figures = browser.find_element(By.ID, "review-figures").text
+        assert re.match(r"\d+ decisions reviewed in 1 match: mean loss [\d.]+, [\d.]+ % best "
+                        r"or good", figures), figures
+        # served, the same page
+        from test_serve import Server
+
+        server = Server(path)
+        browser.get(server.url + "bot-mybot.html")
+        assert [r.get_attribute("data-bot") for r in browser.find_elements(
+            By.CSS_SELECTOR, "#versions tbody tr")] == versions
+        browser.get(server.url + "bot-nobody.html")
+        assert "nothing is stored of a bot named 'nobody'" in browser.page_source
+    finally:
+        browser.quit()
+        if server is not None:
+            server.stop()

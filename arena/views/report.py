@@ -54,7 +54,18 @@ def environment():
                       trim_blocks=True, lstrip_blocks=True)
     env.filters["tojson_script"] = _json_script
     env.filters["signed"] = signed
+    env.filters["bot_page"] = _bot_page
     return env
+
+
+def _bot_page(entrant: str) -> str:
+    """The bot page of a leaderboard's entrant ("" for a person, who has none)."""
+    from ..plugins import is_human
+    from .botpage import PAGE_NAME, base_of, page_of
+
+    if is_human(entrant) or not PAGE_NAME.fullmatch(base_of(entrant)):
+        return ""
+    return page_of(entrant)
 
 
 def signed(x, digits: int = 1) -> str:
@@ -104,11 +115,23 @@ def write_report(engine, registry, folder, season: str | None = None,
         _match_page(env, engine, registry, out, *db.get_match(engine, match_id))
         return out
     context = index_context(engine, registry, season)
+    bots = set()
     for lg in context["leagues"]:
         for row in lg["rows_of_seasons"]:
             _season_page(env, engine, registry, out, row, matches)
+            bots.update(json.loads(row.bots))
+        bots.update(r["bot"] for r in lg["rows"])
+    for page in sorted({_bot_page(b) for b in bots} - {""}):
+        _write(out, page, env.get_template("bot.html").render(**bot_context(
+            engine, registry, page[len("bot-"):-len(".html")])))
     _write(out, "index.html", env.get_template("index.html").render(**context))
     return out
+
+
+def bot_context(engine, registry, name: str) -> dict:
+    from .botpage import bot_context as context
+
+    return context(engine, registry, name)
 
 
 def index_context(engine, registry, season: str | None = None,

@@ -296,6 +296,15 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
         m, row, seats = _stored(request)
         return site.page("match.html", **report.match_context(engine, registry, m, row, seats))
 
+    def bot_page(request):
+        """A bot across seasons, versions and matches (``arena.views.botpage``)."""
+        name = request.path_params["name"]
+        try:
+            context = report.bot_context(engine, registry, name)
+        except ArenaError as e:
+            raise tables.TableError(str(e), 404) from None
+        return site.page("bot.html", **context)
+
     def shown_logs(seats):
         """The seats with the logs the request may see: in a league, its own bots' alone."""
         if not league:
@@ -648,6 +657,7 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
         Route("/humans.html", guarded(humans)),
         Route("/season-{id}.html", guarded(season)),
         Route("/match-{id}.html", guarded(match)),
+        Route("/bot-{name}.html", guarded(bot_page)),
         Route("/play.html", guarded(play_form), methods=["GET"]),
         Route("/play.html", play_post, methods=["POST"]),
         Route("/table-{id}.html", guarded(table_page)),
