@@ -4,6 +4,7 @@ deciding seat's observation alone, classed, stored, resumable and reproducible."
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -348,7 +349,8 @@ def test_a_step_the_review_names_is_one_step_in_the_replay_and_opens_by_address(
     d = next(x for x in data["decisions"] if x["class"] not in ("best", "good"))
     table = cli("review", "2", "--reviewer", FAST, db_path=season,
                 env={"COLUMNS": "200"}).stdout
-    cells = [[c.strip() for c in line.split("│") if c.strip()] for line in table.splitlines()]
+    cells = [[c.strip() for c in re.split(r"\s{2,}", line) if c.strip()]
+             for line in table.splitlines()]
     assert [str(d["step"]), str(d["seat"])] in [row[:2] and [row[0], row[1].split()[0]]
                                                for row in cells if len(row) > 2], table
     assert "match-2.html#step=N" in table

@@ -33,8 +33,8 @@ def _lines(text: str, width: int) -> str:
 class Grid(Table):
     """``Grid("#", "bot", "games", names=("bot",), right=("#", "games"))``: ``names`` are
     printed whole and never left out, nor is ``keep``; ``wrap`` columns (free text, lists)
-    may wrap between words, the others are printed whole or left out; ``right`` are
-    right-aligned.
+    may wrap between words - the last named first - the others are printed whole or left
+    out; ``right`` are right-aligned.
     No outer edge, a rule under the header (``boxed``: lines around every cell)."""
 
     def __init__(self, *columns: str, title: str = "", names=(), keep=(), right=(),
@@ -45,6 +45,7 @@ class Grid(Table):
                          caption=caption or None, caption_justify="left")
         self.names = set(names)
         self.wrap = set(wrap) - self.names
+        self._order = {name: i for i, name in enumerate(wrap)}
         self.keep = set(keep) | self.names
         for col in columns:
             self.add_column(col, justify="right" if col in right else "left",
@@ -83,15 +84,17 @@ class Grid(Table):
                 c._index = i
         sizes = [hi for _, hi in bounds]
         excess = sum(sizes) - max(spare, 0)
-        while excess > 0:  # the widest column that may still narrow gives a character
-            slack = [(size - lo, size, i)
-                     for i, ((lo, _), size) in enumerate(zip(bounds, sizes, strict=True))
-                     if size > lo]
-            if not slack:
+        # the columns that may wrap give way in the reverse of the order ``wrap`` named them
+        # (the last named first: a list of bots before a league's name), each down to its
+        # longest word; any other column is as wide as its widest cell
+        order = sorted(range(len(self.columns)), key=lambda i: -self._order.get(
+            _text(self.columns[i].header), -1))
+        for i in order:
+            if excess <= 0:
                 break
-            _, _, i = max(slack, key=lambda s: (s[1], s[0]))
-            sizes[i] -= 1
-            excess -= 1
+            give = min(excess, sizes[i] - bounds[i][0])
+            sizes[i] -= give
+            excess -= give
         for column, size in zip(self.columns, sizes, strict=True):
             column.width = max(size, 1)
             header = _text(column.header)
