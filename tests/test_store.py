@@ -136,7 +136,7 @@ def test_a_file_a_folder_a_wheel_and_an_executable_are_each_version_1(submission
     home, _, _, runs = submissions
     for name, run in runs.items():
         assert f"{name}@1: accepted" in run.stdout
-    listed = arena("bots", home=home).stdout
+    listed = arena("bots", home=home, env={"COLUMNS": "160"}).stdout
     for name in runs:
         assert f"{name}@1" in listed
     assert "by Ada" in listed
@@ -275,7 +275,8 @@ def test_doctor_lists_the_distributions_that_load_in_the_runner(tmp_path):
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fakegame\nVersion: 2.5\n")
     (info / "entry_points.txt").write_text("[arena]\nfake = fakegame_module\n")
     run = arena("doctor", home=tmp_path,
-                env={"PYTHONPATH": f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"})
+                env={"PYTHONPATH": f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+                     "COLUMNS": "200"})
     assert "trusted plugins" in run.stdout and "fakegame 2.5 (fake = fakegame_module)" in \
         run.stdout, run.stdout + run.stderr
 

@@ -135,7 +135,7 @@ def bots(registry, of, fmt) -> None:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
     else:
         table = grid("bot", "games", "options", "source", names=("bot",),
-                     wrap=("games", "options", "source"))
+                     wrap=("source", "games", "options"))
         for r in rows:
             table.add_row(r["bot"], ", ".join(r["games"]), r["options"], r["source"])
         print_renderable(table)
