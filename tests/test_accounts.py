@@ -580,13 +580,6 @@ def test_two_authors_each_see_their_own_bots_output_and_never_the_others(league,
         assert "ladder/vandtia/cardems/2p" in page
         assert until(lambda b: " of " in b.execute_script(  # a rating: "mu ± sigma (1 of 3)"
             "return (document.querySelector('#bots td.rating') || {}).textContent || ''"))
-        # on a phone nothing scrolls sideways (a wide table scrolls inside its own box)
-        browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-            "width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
-        browser.get(server.url + "mine.html")
-        assert browser.execute_script(
-            "return document.documentElement.scrollWidth <= innerWidth")
-        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         # a match both played: each sees their own bot's output on its page, not the other's
         with sqlite3.connect(path) as conn:
             match_id = conn.execute(
@@ -604,6 +597,12 @@ def test_two_authors_each_see_their_own_bots_output_and_never_the_others(league,
         assert anyone.returncode == 0 and "was-here" not in anyone.stdout, anyone.stderr
         local = _arena("replay", str(match_id), "--logs", path=path)  # the organizer's own
         assert "adabot-was-here" in local.stdout and "bobbot-was-here" in local.stdout
+        # on a phone nothing scrolls sideways (a wide table scrolls inside its own box)
+        browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+        browser.get(server.url + "mine.html")
+        assert browser.execute_script(
+            "return document.documentElement.scrollWidth <= innerWidth")
     finally:
         browser.quit()
         worker.terminate()

@@ -1174,10 +1174,11 @@ def test_a_practice_table_takes_moves_back_hints_and_reviews_and_a_rated_one_ref
     """Practice (unrated): undo takes the match back to the person's decision before, the
     bots answering again as they did; a hint is the reviewer's choice from the seat's
     observation, one of the legal actions; the finished game opens reviewed. A rated
-    table refuses undo and hints, and its end offers a rematch instead."""
+    table refuses undo and hints, and its end offers a rematch instead. (The server's
+    reviewer is a light ismcts: the default's 2,000 playouts a decision are for people.)"""
     from selenium.webdriver.common.by import By
 
-    server = served()
+    server = served(options=("--reviewer", "ismcts:iterations=200"))
     instant(browser, server.url)
     phone(browser, (1280, 800))
     fill(browser, server.url, "play.html", "vandtia/cardems/2",

@@ -25,9 +25,12 @@ import click
               show_default=True, metavar="SECONDS",
               help="With --league: how long a remote bot (arena connect) may be away before "
               "the matches it is in are forfeited.")
+@click.option("--reviewer", metavar="BOT[:options]",
+              help="The reviewer of practice tables' hints and reviews (default: arena "
+              "review's, per game: ismcts:iterations=2000, Tractor 400, Cherki 1000).")
 @click.pass_obj
 def serve_command(registry, host, port, max_tables, league, signup, ladders,
-                  remote_grace) -> None:
+                  remote_grace, reviewer) -> None:
     """Serve the leagues on the web: leaderboards, seasons and replays always current, a
     running season followed live, and tables where you play bots in the browser
     (docs/serving.md). Ctrl-C stops it; a match at a table goes on when it starts again."""
@@ -50,8 +53,14 @@ def serve_command(registry, host, port, max_tables, league, signup, ladders,
             for bot in filter(None, bots.split(",")):
                 registry.bot(bot.strip(), registry.game(game).name)
         workers = [_ladder_worker(registry, spec) for spec in ladders]
+        if reviewer is not None:  # an unknown bot or a bad option: one line, now
+            from ..plugins import parse_entrant
+
+            plays = registry.bots().get(parse_entrant(reviewer)[0]) or {}
+            for game in plays or [next(iter(registry.games()))]:
+                registry.bot(reviewer, game)
         serve(engine, registry, host, port, ready=ready, max_tables=max_tables,
-              league=league, signup=signup, remote_grace=remote_grace)
+              league=league, signup=signup, remote_grace=remote_grace, reviewer=reviewer)
     except KeyboardInterrupt:  # uvicorn stops on Ctrl-C, then raises it again: the end asked
         pass
     finally:

@@ -208,7 +208,8 @@ class Site:
 
 def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=None,
              port: int = 0, max_tables: int = MAX_TABLES, league: bool = False,
-             signup: bool = False, remote_grace: float | None = None):
+             signup: bool = False, remote_grace: float | None = None,
+             reviewer: str | None = None):
     """The ASGI application over ``engine`` (a database) and ``registry`` (the bots);
     ``poll``: seconds between a live feed's looks at the database; ``idle``: seconds a
     table is held after it was last asked for (``Site.tidy``); ``hosts``: the ``Host``
@@ -575,7 +576,7 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
 
     def table_hint(request):
         table, token = _mine(request)
-        return JSONResponse(table.hint(token), headers={"Cache-Control": "no-store"})
+        return JSONResponse(table.hint(token, reviewer), headers={"Cache-Control": "no-store"})
 
     def table_undo(request):
         table, token = _mine(request)
@@ -595,7 +596,7 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
         if table.match_id is None:
             raise tables.TableError("the match is not over: it is reviewed once it has ended",
                                     409)
-        review_match(engine, registry, table.match_id, {table.seat})
+        review_match(engine, registry, table.match_id, {table.seat}, reviewer)
         return JSONResponse({"match": table.match_id, "page": f"match-{table.match_id}.html"})
 
     def table_again(request):
@@ -715,7 +716,7 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
 
 def serve(engine, registry, host: str = "127.0.0.1", port: int = 8000, ready=None,
           max_tables: int = MAX_TABLES, league: bool = False, signup: bool = False,
-          remote_grace: float | None = None) -> None:
+          remote_grace: float | None = None, reviewer: str | None = None) -> None:
     """Serve until interrupted. The socket is bound first, so a port in use is one clear
     ArenaError; ``ready(url)`` is called once the server listens."""
     import uvicorn
@@ -734,7 +735,8 @@ def serve(engine, registry, host: str = "127.0.0.1", port: int = 8000, ready=Non
     hosts = ["*"] if host in ("0.0.0.0", "::", "") else [f"{shown}:{port}"] + (
         [f"localhost:{port}"] if host in ("127.0.0.1", "::1") else [])
     app = make_app(engine, registry, hosts=hosts, port=port, max_tables=max_tables,
-                   league=league, signup=signup, remote_grace=remote_grace)
+                   league=league, signup=signup, remote_grace=remote_grace,
+                   reviewer=reviewer)
     config = uvicorn.Config(app, log_level="warning",
                             timeout_graceful_shutdown=2, lifespan="on")
     server = uvicorn.Server(config)
