@@ -586,9 +586,11 @@ def test_two_authors_each_see_their_own_bots_output_and_never_the_others(league,
                 "SELECT a.match_id FROM seat_results a JOIN seat_results b ON a.match_id = "
                 "b.match_id WHERE a.bot = 'adabot@1' AND b.bot = 'bobbot@1'").fetchone()[0]
         assert all("was-here" in s.log for s in db.get_match(engine, match_id)[2])  # kept
+        browser.get("about:blank")  # the author's page polls: left before the next page
         browser.get(server.url + f"match-{match_id}.html")
-        assert "adabot-was-here" in browser.page_source
-        assert "bobbot-was-here" not in browser.page_source
+        page = until(lambda b: (lambda p: p if "adabot-was-here" in p else None)(
+            b.page_source))
+        assert "bobbot-was-here" not in page
         mine = _arena("replay", str(match_id), "--logs", "--from", server.url, "--token", bob,
                       path=path)
         assert mine.returncode == 0 and "bobbot-was-here" in mine.stdout, mine.stderr
