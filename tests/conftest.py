@@ -96,14 +96,16 @@ def play(state, *actions):
     return state
 
 
-def bot_file(name: str, games=("vandtia",)) -> str:
-    """The text of a single-file bot that always plays the first legal action."""
+def bot_file(name: str, games=("vandtia",), sleep: float = 0.0) -> str:
+    """The text of a single-file bot that always plays the first legal action (after
+    ``sleep`` seconds of thought, where given)."""
+    thought = f"import time; time.sleep({sleep!r})\n        " if sleep else ""
     return f"""
 import arena
 
 class Bot:
     def act(self, observation, legal):
-        return legal[0]
+        {thought}return legal[0]
 
 @arena.hookimpl
 def register_bots(register):

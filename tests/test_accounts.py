@@ -708,22 +708,6 @@ def test_a_stranger_is_refused_on_every_route_that_acts_for_an_account(league, t
     assert ada.ask("GET", "mine.html")[1].endswith("mine.html")
 
 
-#: a bot whose check takes a while (it thinks at every move)
-SLOW = """
-import time
-import arena
-
-class Bot:
-    def act(self, observation, legal):
-        time.sleep(0.01)
-        return legal[0]
-
-@arena.hookimpl
-def register_bots(register):
-    register("slowbot", Bot, games=["vandtia"])
-"""
-
-
 @pytest.mark.serial
 @pytest.mark.slow
 def test_a_server_killed_while_it_checks_an_upload_checks_it_once_started_again(tmp_path):
@@ -732,6 +716,7 @@ def test_a_server_killed_while_it_checks_an_upload_checks_it_once_started_again(
     import signal
     import time
 
+    from conftest import bot_file
     from test_serve import Server
 
     from arena.leagues import store, uploads
@@ -741,7 +726,8 @@ def test_a_server_killed_while_it_checks_an_upload_checks_it_once_started_again(
     _, token = accounts.add(engine, "ada")
     server = Server(path, options=("--league",))
     try:
-        status, answer = _upload(server.url, token, "slowbot.py", SLOW.encode())
+        slow = bot_file("slowbot", sleep=0.01)  # its check takes a while: it thinks each move
+        status, answer = _upload(server.url, token, "slowbot.py", slow.encode())
         assert status == 202 and answer["status"] == "waiting", answer
         for _ in range(6000):  # until its check has begun (its row says so)
             if uploads.get(engine, answer["id"]).status == "checking":

@@ -247,26 +247,11 @@ def test_play_and_check_bot_show_a_faults_cause_and_log(tmp_path):
     assert every.returncode == 2 and every.stdout.count("FAIL  vandtia") == 3, every.stdout
 
 
-SLOWPOKE = """
-import time
-import arena
-
-class Bot:
-    def act(self, observation, legal):
-        time.sleep(0.6)
-        return legal[0]
-
-@arena.hookimpl
-def register_bots(register):
-    register("slowpoke", Bot, games=["vandtia"])
-"""
-
-
 def test_check_bot_names_the_limit_a_slow_bot_broke_and_stops_there(tmp_path):
     """A bot that takes 0.6 s a move, checked with move_s=0.2 and a bank of 1 s, times out
     within its first match; the check says which limits and how long its moves took, plays
     no other variant, and exits 2."""
-    (tmp_path / "slowpoke.py").write_text(SLOWPOKE)
+    (tmp_path / "slowpoke.py").write_text(bot_file("slowpoke", sleep=0.6))
     checked = arena("--bots-dir", str(tmp_path), "check-bot", "slowpoke", "--limits",
                     "move_s=0.2,bank_s=1")
     assert checked.returncode == 2, checked.stderr

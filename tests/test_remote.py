@@ -78,22 +78,6 @@ def test_a_remote_bot_in_javascript_plays_a_ladder_placement(league):
         client.wait()
 
 
-#: a bot that thinks a little at every move, so that a match of it is in play for a while
-THINKER = """
-import time
-import arena
-
-class Bot:
-    def act(self, observation, legal):
-        time.sleep(0.05)
-        return legal[0]
-
-@arena.hookimpl
-def register_bots(register):
-    register("thinker", Bot, games=["vandtia"])
-"""
-
-
 @pytest.mark.serial
 @pytest.mark.slow
 def test_a_remote_bot_gone_mid_match_forfeits_it_after_the_grace_period(league, tmp_path):
@@ -101,10 +85,13 @@ def test_a_remote_bot_gone_mid_match_forfeits_it_after_the_grace_period(league, 
     match goes on waiting for it for the grace period (1 s here), then the remote bot
     forfeits it: ``disconnected``, last place, stored as any forfeit. A token that is not
     valid is refused before anything is connected."""
+    from conftest import bot_file
+
     server, path, token = league
     bots = tmp_path / "mine"
     bots.mkdir()
-    (bots / "thinker.py").write_text(THINKER)
+    # it thinks a little at every move, so that a match of it is in play for a while
+    (bots / "thinker.py").write_text(bot_file("thinker", sleep=0.05))
     refused = _arena("--bots-dir", str(bots), "connect", server.url, "thinker", "--token",
                      "arena_t_" + "x" * 43, path=path)
     assert refused.returncode == 2 and "this token is not valid" in refused.stderr
