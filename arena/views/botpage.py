@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from .. import db
 from ..errors import ArenaError
@@ -118,14 +118,10 @@ def _reviews(engine, entrants: set[str], review) -> dict | None:
             .join(db.MatchRow, db.MatchRow.id == db.ReviewRow.match_id)
             .join(db.SeasonRow, db.SeasonRow.id == db.MatchRow.season_id)
             .where(db.SeatRow.bot.in_(entrants))).all()
-        if not rows:
-            return None
-        count = conn.execute(select(func.count(func.distinct(db.ReviewRow.match_id)))
-                             .join(db.SeatRow, (db.SeatRow.match_id == db.ReviewRow.match_id)
-                                   & (db.SeatRow.seat == db.ReviewRow.seat))
-                             .where(db.SeatRow.bot.in_(entrants))).scalar()
+    if not rows:
+        return None
     judged = [review.judged(game, json.loads(data)) for _, data, game in rows]
     classes = {c: sum(d["class"] == c for d in judged) for c in review.CLASSES}
-    return {"matches": count, "decisions": len(judged),
+    return {"matches": len({match for match, _, _ in rows}), "decisions": len(judged),
             "mean_loss": sum(d["loss"] for d in judged) / len(judged),
             "accuracy": (classes["best"] + classes["good"]) / len(judged), "classes": classes}

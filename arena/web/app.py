@@ -251,6 +251,14 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
         return request.scope.get("state", {}).get("visitor") or (
             request.client.host if request.client else "")
 
+    def guarded_who(request) -> str:
+        """Whom a guarded route's request counts against: in a league, the account it acts
+        for (set by ``guarded``); else the visitor."""
+        from .league import CURRENT
+
+        account = CURRENT.get() if league else None
+        return f"account:{account.name}" if account is not None else visitor(request)
+
     def guarded(handler, as_json: bool = False):
         """A route whose refusals (ArenaError) are clear answers, never a traceback."""
         from .league import CURRENT
@@ -503,10 +511,7 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
         token = cookie(request, CHALLENGE_COOKIE.format(found.id))
         if not found.owns(token):
             found.next_deal(token)  # refused: not theirs
-        from .league import CURRENT
-
-        account = CURRENT.get() if league else None  # (guarded: who it acts for)
-        who = f"account:{account.name}" if account is not None else visitor(request)
+        who = guarded_who(request)
         with site.lock:
             site.challengers[found.id] = who  # (not known after a restart)
         with site.admitted(who, len(found.bot_seats) - 1):
@@ -609,10 +614,7 @@ def make_app(engine, registry, poll: float = POLL, idle: float = IDLE, hosts=Non
                                     409)
         if table.seat is None:
             raise tables.TableError("a match of bots is not played again from here", 409)
-        from .league import CURRENT
-
-        account = CURRENT.get() if league else None
-        who = f"account:{account.name}" if account is not None else visitor(request)
+        who = guarded_who(request)
         with site.admitted(who, _bots_of(table)):
             again, token = tables.create(engine, registry, table.game.name,
                                          table.defn.variant, list(table.defn.bots),
