@@ -578,6 +578,8 @@ def create_season(engine, defn, bots: list[BotRow], fixtures: int, rules: int = 
                                        **({"inflight": defn.inflight} if defn.inflight != 1
                                           else {}),
                                        **({"adjust": defn.adjust} if defn.adjust else {}),
+                                       **({"deals": [json.loads(d) for d in defn.deals]}
+                                          if defn.deals else {}),
                                        **({"rated": False} if not defn.rated else {})}),
                         fixtures=fixtures, rated=defn.rated)
         session.add(row)

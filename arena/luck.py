@@ -155,12 +155,13 @@ def deal_correction(game, variant: str, state, rng: random.Random,
 
 
 def match_luck(game, variant: str, players: int, seed: int, actions: list,
-               secret: str = PUBLIC_SECRET, samples: int = SAMPLES) -> list[float]:
+               secret: str = PUBLIC_SECRET, samples: int = SAMPLES,
+               deal: dict | None = None) -> list[float]:
     """Each seat's luck in the match ``(seed, actions)``: the sum of its corrections over
     the deal and every move that showed a seat an unseen card. Reproducible to the bit from
     the same arguments (its draws are keyed by ``secret`` and ``seed``)."""
     rng = random.Random(keyed_seed(secret, "luck", seed))
-    state = game.new_state(variant, players, seed)
+    state = game.start(variant, players, seed, deal)
     luck = deal_correction(game, variant, state, rng, samples)
     hidden = len(game.unseen(state))
     for action in actions:

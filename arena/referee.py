@@ -95,7 +95,8 @@ def _fault(e: BaseException) -> str:
 
 
 def play_match(game, variant: str, bots: list, seed: int, names: list[str] | None = None,
-               record: bool = False, secret: str = PUBLIC_SECRET, state=None):
+               record: bool = False, secret: str = PUBLIC_SECRET, state=None,
+               deal: dict | None = None):
     """Referee one match of ``game`` between ``bots`` (objects with the Bot interface).
 
     ``seed`` is the deal seed the engine draws every card from; each bot's own seed is keyed
@@ -114,9 +115,11 @@ def play_match(game, variant: str, bots: list, seed: int, names: list[str] | Non
     variant, players and seed), for a caller that shows a seat what happens as it happens
     (a person's seat: ``arena.cli.human``). An exception that is not an ``Exception`` - a
     KeyboardInterrupt - is not a fault: it ends the match unfinished, and reaches the caller.
+    ``deal``: an explicit deal (a deal book's) played instead of the seed's (``Game.start``).
     """
     names = list(names or [getattr(b, "name", f"seat{i}") for i, b in enumerate(bots)])
-    steps = match_steps(game, variant, len(bots), seed, names, record, secret, state)
+    steps = match_steps(game, variant, len(bots), seed, names, record, secret, state,
+                        deal=deal)
     ask = next(steps)
     try:
         while True:
@@ -153,7 +156,7 @@ class Failed:
 
 def match_steps(game, variant: str, players: int, seed: int, names: list[str],
                 record: bool = False, secret: str = PUBLIC_SECRET, state=None,
-                observe: bool = True):
+                observe: bool = True, deal: dict | None = None):
     """The referee as a generator, for runners that play many matches side by side: it
     yields what it asks of a seat - ``("start", seat, info)``, ``("act", seat, observation,
     legal)``, ``("log", seat)`` (the seat's log tail, after an illegal answer), ``("end",
@@ -166,7 +169,7 @@ def match_steps(game, variant: str, players: int, seed: int, names: list[str],
     it)."""
     variant = game.check(variant, players)
     if state is None:
-        state = game.new_state(variant, players, seed, record=record)
+        state = game.start(variant, players, seed, deal, record=record)
     elif state.moves != 0:
         raise ValueError("match_steps: a given state must be fresh")
     match = Match(game.name, variant, seed, names)
@@ -222,12 +225,13 @@ def _log_of(error: BaseException) -> str:
     return error.log if isinstance(error, BotFault) else traceback_tail(error)
 
 
-def replay(game, variant: str, players: int, seed: int, actions: list, record: bool = False):
+def replay(game, variant: str, players: int, seed: int, actions: list, record: bool = False,
+           deal: dict | None = None):
     """The state reached by ``actions`` from ``seed``; IllegalAction if one does not fit.
     Recorded, each event carries its ``step``: the number of the action that made it (the
     N-th action of the match is step N, everywhere arena numbers one - ``review``, the
     viewer's ``#step=N``, the JSON exports; 0: the deal)."""
-    state = game.new_state(variant, players, seed, record=record)
+    state = game.start(variant, players, seed, deal, record=record)
     stamped = 0
     for step, action in enumerate(actions):
         if record:

@@ -364,6 +364,7 @@ def play(registry, game, bot_names, variant, seed, show, omniscient, as_json, li
 def _register_commands() -> None:
     from . import demo, tools  # noqa: F401 - their commands register themselves on ``cli``
     from .connect import connect_command
+    from .deals import deals
     from .match import gauntlet_command, match_command
     from .report import report_command
     from .review import review_command
@@ -375,7 +376,7 @@ def _register_commands() -> None:
     for command in (season, leaderboard, replay_command, verify_command, match_command,
                     gauntlet_command, report_command, submit_command, withdraw_command,
                     ladder_command, key_command, serve_command, review_command, user,
-                    connect_command):
+                    connect_command, deals):
         cli.add_command(command)
 
 

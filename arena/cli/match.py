@@ -3,7 +3,10 @@ arena.leagues.match and arena.leagues.league."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import re
 import secrets
 from dataclasses import replace
 
@@ -65,6 +68,9 @@ def match_options(f):
         click.option("--rated", is_flag=True,
                      help="Let the results rate the league too (by default an A/B test "
                      "never moves a league's ratings)."),
+        click.option("--deals", "deals_path", metavar="FILE",
+                     help="Play the deals of this deal book (docs/deal-books.md), each in "
+                     "every seating, instead of --games deals from the seed."),
         click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
                      show_default=True),
     ]):
@@ -218,7 +224,7 @@ def _json(row, tally) -> dict:
 
 def play(registry, candidate, baseline, game, variant, games, sprt_text, seed, field, name,
          workers, executor, scheduler, limits, inflight, secret_from, public_seed,
-         adjust="none", rated=False, quiet=False):
+         adjust="none", rated=False, quiet=False, deals_path=None):
     """Create (or resume) the match and play it; its stored row and tally."""
     from .. import db
     from ..leagues import league
@@ -227,6 +233,17 @@ def play(registry, candidate, baseline, game, variant, games, sprt_text, seed, f
     from ..plugins import split_entrants
 
     g = registry.game(game)
+    deals = ()
+    if deals_path:
+        from .deals import load_book
+
+        if click.get_current_context().get_parameter_source("games") == (
+                click.core.ParameterSource.COMMANDLINE):
+            raise ArenaError("--deals plays each deal of the book in every seating: its "
+                             "deals are the games (leave out --games)")
+        found, deals = load_book(registry, deals_path, g.name, variant and g.check(variant),
+                                 None)
+        variant = found.variant
     variant = g.check(variant)
     counts = g.variants[variant]
     candidate, baseline = registry.canonical(candidate), registry.canonical(baseline)
@@ -258,13 +275,18 @@ def play(registry, candidate, baseline, game, variant, games, sprt_text, seed, f
     seed = secrets.randbelow(2**31) if seed is None else seed
     name = name or "-".join(["match", game, variant, candidate, baseline, str(seed)]
                             + (["field", "+".join(field)] if field else [])
-                            + (["luck"] if adjust else []))
+                            + (["luck"] if adjust else [])
+                            + (["deals", _stem(deals_path)] if deals else []))
     engine = _engine(registry, create=True)
     bots = tuple(dict.fromkeys((candidate, baseline, *field)))
-    rounds = max(1, games // (2 * players)) if field else (games + 1) // 2
+    rounds = (len(deals) if deals else max(1, games // (2 * players)) if field
+              else (games + 1) // 2)
+    if deals and found.players != players:
+        raise ArenaError(f"{deals_path} deals for {found.players} players; this match seats "
+                         f"{players}" + ("" if field else " (a field seats more)"))
     defn = SeasonDef(name, game, variant, players, bots, rounds, seed, 1, limits, 5, teams,
                      secret=None, kind="match", sprt=spec, field=field, adjust=adjust,
-                     rated=rated, **({"inflight": inflight} if inflight else {}))
+                     rated=rated, deals=deals, **({"inflight": inflight} if inflight else {}))
     row = _existing(engine, defn)
     if row is not None:  # resumed, or finished: only while its results are this code's
         league.playable(registry, row, engine)
@@ -304,7 +326,7 @@ def _existing(engine, defn):
         raise ArenaError(f"{defn.name!r} is the name of a season (pick another --name)")
     shown = {"game": "game", "variant": "variant", "bots": "bots", "rounds": "games at most",
              "seed": "seed", "sprt": "SPRT", "limits": "limits", "field": "field",
-             "adjust": "adjust", "rated": "rated"}
+             "adjust": "adjust", "rated": "rated", "deals": "deal book"}
     differ = [f"{label} {_shown(stored, key)} (asked: {_shown(defn, key)})"
               for key, label in shown.items() if getattr(stored, key) != getattr(defn, key)]
     if differ:
@@ -314,12 +336,20 @@ def _existing(engine, defn):
     return row
 
 
+def _stem(path: str) -> str:
+    """A book's file name as a word of a match's name."""
+    return re.sub(r"[^A-Za-z0-9_.@+-]", "-", os.path.splitext(os.path.basename(path))[0])
+
+
 def _shown(defn, key: str) -> str:
     from ..leagues.scheduler import fixture_count
 
     value = getattr(defn, key)
     if key == "rounds":
         return str(fixture_count(defn))
+    if key == "deals":
+        digest = hashlib.sha256("\n".join(value).encode()).hexdigest()[:8]
+        return f"of {len(value)} deals ({digest})" if value else "none"
     if isinstance(value, tuple):
         return ",".join(value) or "none"
     if isinstance(value, bool):

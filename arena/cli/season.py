@@ -157,6 +157,9 @@ def season() -> None:
               show_default=True,
               help="luck: store each match's luck of the cards with it, for luck-adjusted "
               "pair scores in 'season show --pairs'.")
+@click.option("--deals", "deals_path", metavar="FILE",
+              help="Play the deals of this deal book (docs/deal-books.md), each once a round "
+              "of its own, every group in every seating: the book's deals are the rounds.")
 @secret_options
 @click.pass_context
 def season_run(ctx, config_path, **options) -> None:
@@ -169,12 +172,16 @@ def season_run(ctx, config_path, **options) -> None:
         for key, value in given.items():  # what the command line says wins
             if ctx.get_parameter_source(key) != click.core.ParameterSource.COMMANDLINE:
                 options[key] = value
+    if options["deals_path"] and ctx.get_parameter_source("rounds") == (
+            click.core.ParameterSource.COMMANDLINE):
+        raise ArenaError("--deals plays each deal of the book once: its deals are the rounds "
+                         "(leave out --rounds)")
     _start_season(ctx.obj, config, **options)
 
 
 def _start_season(registry, config, game, variant, players, bots, rounds, seed, name, workers,
                   executor, scheduler, batch, limits, suspend_after, mixed_teams, inflight,
-                  secret_from, public_seed, adjust="none") -> None:
+                  secret_from, public_seed, adjust="none", deals_path=None) -> None:
     from .. import db
     from ..leagues import league
     from ..leagues.scheduler import DEFAULT_INFLIGHT, SeasonDef, default_batch
@@ -185,6 +192,13 @@ def _start_season(registry, config, game, variant, players, bots, rounds, seed, 
     if not bots:
         raise ArenaError("season run needs --bots (or --config FILE with bots = [...])")
     g = registry.game(game)
+    deals = ()
+    if deals_path:
+        from .deals import load_book
+
+        found, deals = load_book(registry, deals_path, g.name, variant and g.check(variant),
+                                 players)
+        variant, players, rounds = found.variant, found.players, len(deals)
     variant = g.check(variant)
     players = players or g.variants[variant][0]
     adjust = adjust_option(g, variant, adjust)
@@ -195,7 +209,7 @@ def _start_season(registry, config, game, variant, players, bots, rounds, seed, 
                      0 if mixed_teams else g.teams, g.seatings == "all",
                      bool(mixed_teams and g.teams), secret_of(secret_from, public_seed),
                      config, inflight=inflight or DEFAULT_INFLIGHT,
-                     adjust=adjust)
+                     adjust=adjust, deals=deals)
     if not batch:
         defn = replace(defn, batch=default_batch(g, defn))
     engine = _engine(registry, create=True)
@@ -591,7 +605,7 @@ def replay_command(registry, match_id, seat, omniscient, verify, as_json, logs, 
         actions = [a["action"] for a in record["actions"]]
         match = Match(game.name, record["variant"], record["deal_seed"], names, actions, result)
         state = replay(game, record["variant"], len(names), record["deal_seed"], actions,
-                       record=True)
+                       record=True, deal=record.get("deal"))
         print_renderable(render_transcript(match, state.events, omniscient, viewer=seat))
         for n, log in sorted(logged.items()):
             fault = result.faults[n]

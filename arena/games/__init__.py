@@ -215,3 +215,25 @@ class Game:
 
     def from_deal(self, variant: str, deal: dict, record: bool = False):
         raise NotImplementedError
+
+    def to_deal(self, state) -> dict:
+        """The explicit deal of a fresh ``state`` (before its first move), which
+        ``from_deal`` turns back into the same state: ``start`` with it plays the same game
+        as ``new_state`` with the seed (``arena.games.book`` writes it as a deal book)."""
+        raise NotImplementedError
+
+    def start(self, variant: str, players: int, seed: int, deal: dict | None = None,
+              record: bool = False):
+        """A match's first state: the seed's deal, or ``deal`` (an explicit deal, from a
+        deal book) - whatever chance comes later (a Tractor match's later deals) still
+        drawn from ``seed``. GameError if the deal seats another number of players."""
+        if deal is None:
+            return self.new_state(variant, players, seed, record)
+        state = self.from_deal(variant, self.seeded(deal, seed), record)
+        if len(state.hands) != players:
+            raise GameError(f"the deal seats {len(state.hands)} players, not {players}")
+        return state
+
+    def seeded(self, deal: dict, seed: int) -> dict:
+        """``deal`` with the match's seed for the engine's later chance, where it has any."""
+        return deal

@@ -814,7 +814,15 @@ class Cherki(Game):
             raise GameError("a Cherki deal's dealer is a seat 0-2")
         state = CherkiState(hands, stock[::-1], deal.get("dealer", 0), record)
         state.pile = pile
+        state._event(None, "deal", dealer=state.dealer,
+                     hands=[[FACE_NAMES[f] for f in state.hand_list(p)] for p in range(3)])
         return state
+
+    def to_deal(self, state: CherkiState) -> dict:
+        """The explicit deal of a fresh state (see ``Game.to_deal``)."""
+        return {"hands": [[FACE_NAMES[f] for f in state.hand_list(p)] for p in range(3)],
+                "stock": [FACE_NAMES[f] for f in state.stock[::-1]],
+                "dealer": state.dealer}
 
 
 GAME = Cherki()

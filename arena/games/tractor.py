@@ -1181,6 +1181,23 @@ class Tractor(Game):
             state._legal = None
             yield state
 
+    def to_deal(self, state: TractorState) -> dict:
+        """The explicit deal of a fresh state (see ``Game.to_deal``): the first deal's
+        hands and kitty; a match's later deals come from its seed (``seeded``)."""
+        deal = {"hands": [[FACE_NAMES[f] for f in range(54) for _ in range(state.hands[p][f])]
+                          for p in range(4)],
+                "kitty": [FACE_NAMES[f] for f in state.kitty],
+                "bidding_start": state.bidding_start}
+        if state.dealer is not None:
+            deal["dealer"] = state.dealer
+        if state.levels != [2, 2]:
+            deal["levels"] = list(state.levels)
+        return deal
+
+    def seeded(self, deal: dict, seed: int) -> dict:
+        """A match's later deals are drawn from its seed (a deal book's deal is the first)."""
+        return deal if "seed" in deal else {**deal, "seed": seed}
+
     def from_deal(self, variant: str, deal: dict, record: bool = False) -> TractorState:
         """A state from an explicit deal (tests, puzzles). Keys: ``hands`` (four lists of card
         names) and either ``kitty`` (8 names; bidding starts at ``bidding_start``, default 0)

@@ -1230,6 +1230,15 @@ class Vandtia(Game):
                  "partial")
     SEAT_KEYS = ("hand", "known", "faceup", "facedown")
 
+    def to_deal(self, state: VandtiaState) -> dict:
+        """The explicit deal of a fresh state (see ``Game.to_deal``)."""
+        return {"players": [{"hand": C.names(state.hands[p]),
+                             "faceup": C.names(state.faceup[p]),
+                             "facedown": [None if c is None else C.name(c)
+                                          for c in state.facedown[p]]}
+                            for p in range(state.n)],
+                "stock": C.names(state.stock[::-1]), "dealer": state.dealer}
+
     def from_deal(self, variant: str, deal: dict, record: bool = False) -> VandtiaState:
         """A state from an explicit deal (the JSON form in docs/game-api.md).
 

@@ -39,6 +39,14 @@ def definition(row: db.SeasonRow) -> SeasonDef:
                             row.rounds, row.seed, json.loads(row.options), row.secret)
 
 
+def match_deal(row: db.SeasonRow, fixture: int) -> dict | None:
+    """The explicit deal a stored match played (from its season's deal book), or None: its
+    seed dealt it."""
+    if '"deals"' not in row.options:
+        return None
+    return definition(row).deal_of(fixture)
+
+
 def bot_row(registry: Registry, name: str, game: str) -> db.BotRow:
     """How a season records a bot: its version, source and code hash."""
     entry = registry.bot(name, game)

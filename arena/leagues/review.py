@@ -102,9 +102,9 @@ class Decision:
 
 
 def decisions(game, variant: str, players: int, seed: int, actions: list,
-              seats: set[int] | None = None):
+              seats: set[int] | None = None, deal: dict | None = None):
     """The decisions of a replay, in order (of ``seats`` only, given)."""
-    state = game.new_state(variant, players, seed)
+    state = game.start(variant, players, seed, deal)
     for step, action in enumerate(actions):
         legal = state.legal_actions()
         seat = state.to_move
@@ -263,8 +263,10 @@ def review_match(engine, registry, match_id: int, seats: set[int] | None = None,
     name = reviewer_name(registry, game.name, reviewer)
     entry = registry.bot(name, game.name)
     actions = json.loads(match_row.replay)
+    from .league import match_deal
+
     found = list(decisions(game, season_row.variant, len(names), match_row.seed, actions,
-                           seats))
+                           seats, match_deal(season_row, match_row.fixture)))
     stored = db.stored_reviews(engine, match_id, name)
     todo = [d for d in found if (d.seat, d.step) not in stored]
     count = [len(found) - len(todo)]

@@ -29,6 +29,7 @@ yet stored.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import json
 import math
 import os
@@ -91,6 +92,10 @@ class SeasonDef:
     #: whether its results rate its league: a season's and a ladder's do; a match's (an
     #: A/B test, ``arena match``/``gauntlet``) do not unless asked (``--rated``)
     rated: bool = True
+    #: a deal book's deals (``arena.games.book``), each the JSON of ``{"name", "deal"}``:
+    #: round ``r`` plays deal ``r`` (so the rounds are the deals), its seeds still keyed
+    #: for the bots and for the engine's later chance; () the seeds deal every round
+    deals: tuple[str, ...] = dataclasses.field(default=(), repr=False)
 
     @classmethod
     def stored(cls, name: str, game: str, variant: str, players: int, bots, rounds: int,
@@ -104,7 +109,15 @@ class SeasonDef:
                    secret, options.get("config", ""), options.get("kind", "season"),
                    options.get("sprt", ""), tuple(options.get("field", ())),
                    options.get("inflight", 1), options.get("adjust", ""),
-                   options.get("rated", True))
+                   options.get("rated", True),
+                   tuple(json.dumps(d, sort_keys=True) for d in options.get("deals", ())))
+
+    def deal_of(self, fixture: int) -> dict | None:
+        """The explicit deal fixture ``fixture`` plays, from the season's deal book (None: its
+        seed deals it)."""
+        if not self.deals:
+            return None
+        return json.loads(self.deals[fixture // (fixture_count(self) // self.rounds)])["deal"]
 
     @property
     def group(self) -> int:
@@ -133,6 +146,12 @@ class Fixture:
     round: int
     seats: tuple[str, ...]
     seed: int
+    deal: str | None = None  # the JSON of its explicit deal, from a deal book
+
+    @property
+    def explicit(self) -> dict | None:
+        """Its explicit deal, or None (its seed deals it)."""
+        return None if self.deal is None else json.loads(self.deal)
 
 
 def round_groups(defn: SeasonDef) -> Iterator[list[tuple[str, ...]]]:
@@ -212,7 +231,7 @@ def fixtures(defn: SeasonDef) -> Iterator[Fixture]:
                 random.Random(derive_seed(defn.seed, "partners", rnd, g)).shuffle(group)
                 group = tuple(group)
             for rot in range(defn.seatings):
-                yield Fixture(index, rnd, defn.seating(group, rot), seed)
+                yield Fixture(index, rnd, defn.seating(group, rot), seed, _deal(defn, rnd))
                 index += 1
 
 
@@ -228,8 +247,13 @@ def _field_fixtures(defn: SeasonDef) -> Iterator[Fixture]:
             for bot in (candidate, baseline):
                 seats = list(defn.field)
                 seats.insert(seat, bot)
-                yield Fixture(index, rnd, tuple(seats), seed)
+                yield Fixture(index, rnd, tuple(seats), seed, _deal(defn, rnd))
                 index += 1
+
+
+def _deal(defn: SeasonDef, rnd: int) -> str | None:
+    """Round ``rnd``'s explicit deal (its JSON), where the season plays a deal book."""
+    return json.dumps(json.loads(defn.deals[rnd])["deal"]) if defn.deals else None
 
 
 def validate(defn: SeasonDef, registry: Registry) -> None:
@@ -250,6 +274,9 @@ def validate(defn: SeasonDef, registry: Registry) -> None:
         raise ArenaError(f"{what} need at least {defn.group} bots, got {len(defn.bots)}")
     if defn.rounds < 1:
         raise ArenaError("a season needs at least one round")
+    if defn.deals and defn.rounds != len(defn.deals):
+        raise ArenaError(f"a season of a deal book plays each deal once: {len(defn.deals)} "
+                         f"rounds, not {defn.rounds}")
     if defn.batch < 1:
         raise ArenaError("a season's batch size must be at least 1")
     if defn.suspend_after < 0:
@@ -292,9 +319,10 @@ def play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits:
                       inflight, hashes)
     if adjust == "luck":
         game = _registry(bots_dirs, submitted).game(game_name)
+        deals = {fx.index: fx.explicit for fx in batch}
         for r in out:
             r["luck"] = match_luck(game, variant, len(r["seats"]), r["seed"],
-                                   json.loads(r["replay"]), secret)
+                                   json.loads(r["replay"]), secret, deal=deals[r["fixture"]])
     return out
 
 
@@ -344,7 +372,8 @@ def _play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits
                 bot.move_times = []
                 bots.append(bot)
             start = time.perf_counter()
-            match, _ = play_match(game, variant, bots, fx.seed, list(fx.seats), secret=secret)
+            match, _ = play_match(game, variant, bots, fx.seed, list(fx.seats), secret=secret,
+                                  deal=fx.explicit)
             duration = time.perf_counter() - start
             match.keep_logs((seat, b.log_tail()) for seat, b in enumerate(bots))
             out.append(match.stored(fx.index, duration,

@@ -256,7 +256,7 @@ def _play(game, variant: str, fixtures: list, entry, limits: Limits, secret: str
             proc.seen.add(fx.seed)
             procs.append(proc)
         players = len(fx.seats)
-        state = game.new_state(game.check(variant, players), players, fx.seed)
+        state = game.start(game.check(variant, players), players, fx.seed, fx.explicit)
         steps = match_steps(game, variant, players, fx.seed, list(fx.seats), secret=secret,
                             state=state, observe=False)  # requests read the state
         live = active[fx.index] = Live(fx, steps, state, procs, [limits.bank_s] * players,
@@ -432,7 +432,8 @@ def _alone(game, variant: str, fx, entry, limits: Limits, secret: str) -> dict:
         bot.move_times = []
     start = _clock()
     try:
-        match, _ = play_match(game, variant, bots, fx.seed, list(fx.seats), secret=secret)
+        match, _ = play_match(game, variant, bots, fx.seed, list(fx.seats), secret=secret,
+                              deal=fx.explicit)
         match.keep_logs((seat, bot.log_tail()) for seat, bot in enumerate(bots))
     finally:
         for bot in bots:

@@ -29,15 +29,17 @@ def dumps(value) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def seated_actions(game, variant: str, players: int, deal_seed: int, actions: list) -> list:
+def seated_actions(game, variant: str, players: int, deal_seed: int, actions: list,
+                   deal: dict | None = None) -> list:
     """``[{"step": n, "seat": s, "action": a}, ...]``: who made each action (the N-th is
     step N, as review and the viewer number it), found by replaying them."""
-    return _replay_seated(game, variant, players, deal_seed, actions)[0]
+    return _replay_seated(game, variant, players, deal_seed, actions, deal)[0]
 
 
-def _replay_seated(game, variant: str, players: int, deal_seed: int, actions: list):
+def _replay_seated(game, variant: str, players: int, deal_seed: int, actions: list,
+                   deal: dict | None = None):
     """The seated actions and the state they reach (IllegalAction if one does not fit)."""
-    state = game.new_state(variant, players, deal_seed)
+    state = game.start(variant, players, deal_seed, deal)
     out = []
     for step, action in enumerate(actions, 1):
         out.append({"step": step, "seat": state.to_move, "action": action})
@@ -46,10 +48,13 @@ def _replay_seated(game, variant: str, players: int, deal_seed: int, actions: li
 
 
 def match_record(game, variant: str, deal_seed: int, seats: list[str], result: dict,
-                 actions: list, **extra) -> dict:
+                 actions: list, deal: dict | None = None, **extra) -> dict:
+    """A match as JSON; ``deal``: the explicit deal it played (a deal book's), kept as
+    ``"deal"`` - without it the deal seed deals the cards."""
     return {**extra, "game": game.name, "variant": variant, "deal_seed": deal_seed,
+            **({"deal": deal} if deal is not None else {}),
             "seats": list(seats), "result": result,
-            "actions": seated_actions(game, variant, len(seats), deal_seed, actions)}
+            "actions": seated_actions(game, variant, len(seats), deal_seed, actions, deal)}
 
 
 def stored_result(match, seats) -> dict:
@@ -62,8 +67,11 @@ def stored_result(match, seats) -> dict:
 def stored_match_record(game, season, match, seats) -> dict:
     """A stored match (``db.get_match``'s rows) as ``arena replay --json`` gives it - here,
     or from a server's ``/api/match/ID`` - with the logs ``seats`` hold."""
+    from ..leagues.league import match_deal
+
     record = match_record(game, season.variant, match.seed, [s.bot for s in seats],
-                          stored_result(match, seats), json.loads(match.replay), type="match",
+                          stored_result(match, seats), json.loads(match.replay),
+                          match_deal(season, match.fixture), type="match",
                           match=match.id, season=season.name, fixture=match.fixture)
     record["logs"] = {str(s.seat): s.log for s in seats if s.log}
     return record
@@ -116,12 +124,13 @@ def season_lines(engine, registry, row):
            "fixtures": row.fixtures, "status": row.status, "options": options,
            "versions": versions}
     game = registry.game(row.game)
-    rounds = {fx.index: fx.round for fx in _fixtures(definition(row))}
+    fixtures = {fx.index: fx for fx in _fixtures(definition(row))}
     for match, seats in db.season_matches(engine, row.id):
         names = [s.bot for s in seats]
+        fx = fixtures.get(match.fixture)
         line = match_record(game, row.variant, match.seed, names, stored_result(match, seats),
-                            json.loads(match.replay), type="match", fixture=match.fixture,
-                            round=rounds.get(match.fixture))
+                            json.loads(match.replay), fx and fx.explicit, type="match",
+                            fixture=match.fixture, round=fx and fx.round)
         line["versions"] = [versions.get(n, {}).get("version") for n in names]
         logs = {str(s.seat): s.log for s in seats if s.log}
         if logs:
@@ -164,7 +173,8 @@ def verify_match(game, record: dict) -> str | None:
     variant, seats = record["variant"], record["seats"]
     actions = _actions(record)
     try:
-        seated, state = _replay_seated(game, variant, len(seats), record["deal_seed"], actions)
+        seated, state = _replay_seated(game, variant, len(seats), record["deal_seed"], actions,
+                                       record.get("deal"))
     except (ValueError, KeyError) as e:
         return f"an action does not replay ({e})"
     if any(isinstance(a, dict) and a["seat"] != b["seat"]
@@ -195,7 +205,7 @@ def verify(registry, lines) -> tuple[int, list[str]]:
                 defn = SeasonDef.stored(line["name"], line["game"], line["variant"],
                                         line["players"], line["bots"], line["rounds"],
                                         line["seed"], line["options"], line["secret"])
-                expected = {fx.index: fx.seed for fx in _fixtures(defn)}
+                expected = {fx.index: (fx.seed, fx.explicit) for fx in _fixtures(defn)}
             continue
         if kind not in ("match", "play"):
             raise ArenaError(f"line {number}: not a match record (type {kind!r})")
@@ -205,9 +215,12 @@ def verify(registry, lines) -> tuple[int, list[str]]:
                 play_deal_seed(line["secret"], line["seed"])):
             problems.append(f"{where}: its deal seed does not follow from its seed and secret")
         if kind == "match" and season is not None and season.get("secret") is not None and (
-                expected.get(line["fixture"]) != line["deal_seed"]):
+                expected.get(line["fixture"], (None,))[0] != line["deal_seed"]):
             problems.append(f"{where}: its deal seed does not follow from the season's seed "
                             "and secret")
+        if kind == "match" and season is not None and season.get("secret") is not None and (
+                expected.get(line["fixture"], (0, None))[1] != line.get("deal")):
+            problems.append(f"{where}: its deal is not the one the season's deal book gives it")
         why = verify_match(game, line)
         if why:
             problems.append(f"{where}: {why}")
@@ -215,7 +228,7 @@ def verify(registry, lines) -> tuple[int, list[str]]:
             problems.append(f"{where}: its luck cannot be checked without the season's secret")
         elif "luck" in line and line["result"]["reason"] != "suspended" and line["luck"] != (
                 match_luck(game, line["variant"], len(line["seats"]), line["deal_seed"],
-                           _actions(line), season["secret"])):
+                           _actions(line), season["secret"], deal=line.get("deal"))):
             problems.append(f"{where}: its luck does not follow from its deal and actions")
         checked += 1
     return checked, problems

@@ -31,14 +31,14 @@ ROLES = ("hand", "faceup", "facedown", "trick", "picks", "drawn", "winning", "pi
 
 
 def match_frames(game, variant: str, seed: int, actions: list, names: list[str],
-                 result: dict | None = None) -> dict:
+                 result: dict | None = None, deal: dict | None = None) -> dict:
     """``{"game", "variant", "names", "views": [labels], "frames": [...], "result"}``: one
     frame for the deal and one after every action. A frame holds ``move``, ``actor``,
     ``log`` (the action as the other seats know it; ``full``, the action itself, where that
     differs: for the actor and for everyone), ``facts`` (public) and ``views``, a list of
     zones per seat and then everyone's (compressed: see ``_compress``)."""
     players = len(names)
-    state = game.new_state(variant, players, seed)
+    state = game.start(variant, players, seed, deal)
     build = _BUILDERS[game.name]
     frames = [_frame(game.name, state, build, names, None, None)]
     for action in actions:
@@ -280,6 +280,8 @@ def frames_for_row(registry, match_row, season_row, seats) -> dict:
     faults and log tails."""
     import json
 
+    from ..leagues.league import match_deal
+
     names = [s.bot for s in seats]
     result = {"reason": match_row.reason, "moves": match_row.moves,
               "ranks": [s.rank for s in seats], "scores": [s.score for s in seats],
@@ -289,4 +291,5 @@ def frames_for_row(registry, match_row, season_row, seats) -> dict:
         return {"game": game.name, "variant": season_row.variant, "names": names,
                 "views": [], "frames": [], "result": result}
     return match_frames(game, season_row.variant, match_row.seed,
-                        json.loads(match_row.replay), names, result)
+                        json.loads(match_row.replay), names, result,
+                        match_deal(season_row, match_row.fixture))
