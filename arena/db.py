@@ -580,6 +580,7 @@ def create_season(engine, defn, bots: list[BotRow], fixtures: int, rules: int = 
                                        **({"adjust": defn.adjust} if defn.adjust else {}),
                                        **({"deals": [json.loads(d) for d in defn.deals]}
                                           if defn.deals else {}),
+                                       **({"score": defn.score} if defn.score else {}),
                                        **({"rated": False} if not defn.rated else {})}),
                         fixtures=fixtures, rated=defn.rated)
         session.add(row)

@@ -12,6 +12,7 @@ from test_league import wait_for_matches
 
 from arena import db
 from arena.bench import SECOND_RANDOM
+from arena.errors import ArenaError
 from arena.leagues import stats
 from arena.leagues.match import SprtSpec, Tally
 
@@ -453,3 +454,60 @@ def test_worst_lists_the_pairs_the_candidate_lost_most_with_both_games_side_by_s
     none = result(arena("first", "crasher", "--games", "4", "--seed", "5", "--name", "won",
                         "--worst", "3", "--format", "json", db_path=path, bots_dir=bots))
     assert none["worst"] == []
+
+
+def test_a_tally_by_money_is_the_mean_money_gap_on_the_same_cards_and_never_too_sure():
+    """--score money: a field pair's money is the candidate's result less the baseline's in
+    the same seat on the same cards; the interval is Student's on those, and pairs all
+    alike keep a width from the spread of the games themselves."""
+    tally = Tally("a", "b", field=True, money=True)
+    games = [(("a", "x", "y"), [1, 2, 2], [60, -30, -30]),
+             (("b", "x", "y"), [2, 1, 2], [-40, 80, -40]),  # pair: 60 - -40 = 100
+             (("x", "a", "y"), [1, 2, 2], [30, -15, -15]),
+             (("x", "b", "y"), [1, 2, 2], [30, -15, -15])]  # pair: 0
+    for seats, ranks, scores in games:
+        tally.add(seats, ranks, scores=scores)
+    m = tally.money_estimate()
+    assert m["pairs"] == 2 and m["mean"] == 50.0
+    assert m["error"] == pytest.approx(stats.t_quantile(0.975, 1) * (5000 / 2) ** 0.5)
+    assert tally.to_json()["money"] == m
+    level = Tally("a", "b", field=True, money=True)
+    for k in range(40):  # every pair level, the games' results far apart
+        won = 100 if k % 2 else -50
+        level.add(("a", "x", "y"), [1, 2, 2], scores=[won, 0, -won])
+        level.add(("b", "x", "y"), [1, 2, 2], scores=[won, 0, -won])
+    m = level.money_estimate()
+    assert m["mean"] == 0 and m["los"] == 0.5  # and not ± 0: two pseudo pairs of a game's
+    assert m["error"] == pytest.approx(  # variance (75 ** 2) among 40 + 2
+        stats.t_quantile(0.975, 39) * (2 * 75 ** 2 / 42 / 40) ** 0.5)
+    with pytest.raises(ArenaError, match="needs each fixture's scores"):
+        Tally("a", "b", field=True, money=True).add(("a", "x", "y"), [1, 2, 2])
+
+
+def test_a_cherki_match_scored_by_money_prints_and_stores_the_money_verdict(tmp_path):
+    from arena.plugins import Registry
+
+    proc = arena("greedy", "random", "--game", "cherki", "--field", "random,random",
+                 "--score", "money", "--games", "24", "--public-seed", "--seed", "2",
+                 "--name", "money", "--format", "json", db_path=tmp_path / "a.db")
+    v = result(proc)
+    engine = db.connect(f"sqlite:///{tmp_path / 'a.db'}")
+    row = db.get_season(engine, "money")
+    gains = []
+    matches = list(db.season_matches(engine, row.id))
+    for (m1, s1), (m2, s2) in zip(matches[::2], matches[1::2], strict=True):
+        seat = next(i for i, (a, b) in enumerate(zip(s1, s2, strict=True)) if a.bot != b.bot)
+        assert (s1[seat].bot, s2[seat].bot) == ("greedy", "random") and m1.seed == m2.seed
+        gains.append(s1[seat].score - s2[seat].score)
+    assert v["money"]["pairs"] == len(gains) == 12
+    assert v["money"]["mean"] == pytest.approx(sum(gains) / len(gains))
+    shown = subprocess.run([sys.executable, "-m", "arena", "season", "show", "money"],
+                           env={**os.environ, "ARENA_DB": f"sqlite:///{tmp_path / 'a.db'}"},
+                           capture_output=True, text=True, check=True).stdout
+    assert f"Money {v['money']['mean']:+.1f} ± {v['money']['error']:.1f} a deal (95 %)" in shown
+    assert Registry().game("cherki").money and not Registry().game("vandtia").money
+    refused = arena("greedy", "random", "--score", "money", db_path=tmp_path / "a.db")
+    _, err = refused.communicate(timeout=300)
+    assert refused.returncode == 2 and err.strip() == (
+        "arena: error: Vändtia's results are not money: --score money is for a game played "
+        "for money (Cherki)")

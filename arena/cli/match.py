@@ -68,6 +68,11 @@ def match_options(f):
         click.option("--rated", is_flag=True,
                      help="Let the results rate the league too (by default an A/B test "
                      "never moves a league's ratings)."),
+        click.option("--score", type=click.Choice(["place", "money"]), default="place",
+                     show_default=True,
+                     help="money: also score each pair by the money the candidate won more "
+                     "than the baseline on the same cards (a game played for money: Cherki), "
+                     "its mean with a 95 % interval beside the Elo by place."),
         click.option("--deals", "deals_path", metavar="FILE",
                      help="Play the deals of this deal book (docs/deal-books.md), each in "
                      "every seating, instead of --games deals from the seed."),
@@ -224,7 +229,7 @@ def _json(row, tally) -> dict:
 
 def play(registry, candidate, baseline, game, variant, games, sprt_text, seed, field, name,
          workers, executor, scheduler, limits, inflight, secret_from, public_seed,
-         adjust="none", rated=False, quiet=False, deals_path=None):
+         adjust="none", rated=False, quiet=False, deals_path=None, score="place"):
     """Create (or resume) the match and play it; its stored row and tally."""
     from .. import db
     from ..leagues import league
@@ -271,12 +276,17 @@ def play(registry, candidate, baseline, game, variant, games, sprt_text, seed, f
     from ..luck import adjust_option
 
     adjust = adjust_option(g, variant, adjust)
+    if score == "money" and not g.money:
+        raise ArenaError(f"{g.title}'s results are not money: --score money is for a game "
+                         "played for money (" + ", ".join(
+                             x.title for x in registry.games().values() if x.money) + ")")
     spec = str(SprtSpec.parse(sprt_text)) if sprt_text else ""
     seed = secrets.randbelow(2**31) if seed is None else seed
     name = name or "-".join(["match", game, variant, candidate, baseline, str(seed)]
                             + (["field", "+".join(field)] if field else [])
                             + (["luck"] if adjust else [])
-                            + (["deals", _stem(deals_path)] if deals else []))
+                            + (["deals", _stem(deals_path)] if deals else [])
+                            + (["money"] if score == "money" else []))
     engine = _engine(registry, create=True)
     bots = tuple(dict.fromkeys((candidate, baseline, *field)))
     rounds = (len(deals) if deals else max(1, games // (2 * players)) if field
@@ -286,7 +296,8 @@ def play(registry, candidate, baseline, game, variant, games, sprt_text, seed, f
                          f"{players}" + ("" if field else " (a field seats more)"))
     defn = SeasonDef(name, game, variant, players, bots, rounds, seed, 1, limits, 5, teams,
                      secret=None, kind="match", sprt=spec, field=field, adjust=adjust,
-                     rated=rated, deals=deals, **({"inflight": inflight} if inflight else {}))
+                     rated=rated, deals=deals, score="" if score == "place" else score,
+                     **({"inflight": inflight} if inflight else {}))
     row = _existing(engine, defn)
     if row is not None:  # resumed, or finished: only while its results are this code's
         league.playable(registry, row, engine)
@@ -326,7 +337,8 @@ def _existing(engine, defn):
         raise ArenaError(f"{defn.name!r} is the name of a season (pick another --name)")
     shown = {"game": "game", "variant": "variant", "bots": "bots", "rounds": "games at most",
              "seed": "seed", "sprt": "SPRT", "limits": "limits", "field": "field",
-             "adjust": "adjust", "rated": "rated", "deals": "deal book"}
+             "adjust": "adjust", "rated": "rated", "deals": "deal book",
+             "score": "score"}
     differ = [f"{label} {_shown(stored, key)} (asked: {_shown(defn, key)})"
               for key, label in shown.items() if getattr(stored, key) != getattr(defn, key)]
     if differ:

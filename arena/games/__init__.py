@@ -153,6 +153,9 @@ class Game:
     #: see other positions under another, so a season records it and is only finished
     #: under the version it began with.
     rules_version: int = 1
+    #: Whether a result's scores are money the seats paid each other (Cherki), which a
+    #: match can be scored by (``arena match --score money``) beside places.
+    money: bool = False
     #: TrueSkill's prior chance that two seats share a place (must be above 0).
     draw_probability: float = 0.05
     #: Fixtures per batch sent to a worker, for every variant or by variant. Each bot's

@@ -555,6 +555,7 @@ class Cherki(Game):
     # TrueSkill sees a tie between the two losers of every won deal, and between all three
     # in a drawn one: at least half of the adjacent places it compares are shared.
     draw_probability = 0.5
+    money = True  # a result's scores are what each seat was paid (rules: the settlement)
     season_batch = 256  # about 8 ms a deal with three sandboxed bots
     seatings = "all"  # duplicate deals go through all six seatings of three bots
     #: 2: discards and takes carry their move, and a seat sees its drawn card; 3: the

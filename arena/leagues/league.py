@@ -328,7 +328,7 @@ class SeasonRater:
             self.rater.add(seats, ranks, scores, faults)
             self._count_faults(seats, faults)
             self.next += 1
-            if self.tally is not None and self.tally.add(seats, ranks, luck):
+            if self.tally is not None and self.tally.add(seats, ranks, luck, scores):
                 self.total = self.next  # a match decided: nothing later counts
         if rewrites:
             db.rewrite_results(self.engine, self.season_id, rewrites)

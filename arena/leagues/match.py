@@ -80,10 +80,18 @@ class Tally:
     the adjusted scores estimate what the raw ones do."""
 
     def __init__(self, candidate: str, baseline: str, seatings: int = 2,
-                 sprt: SprtSpec | None = None, field: bool = False, adjust: bool = False):
+                 sprt: SprtSpec | None = None, field: bool = False, adjust: bool = False,
+                 money: bool = False):
         self.candidate, self.baseline, self.spec, self.field = (candidate, baseline, sprt,
                                                                 field)
         self.adjust = adjust
+        #: scored by money as well (``--score money``): per pair, what the candidate won
+        #: more than the baseline on the same cards (``money_moments``: count, sum, sum of
+        #: squares of those; ``game_moments`` of the candidate's own game results)
+        self.money = money
+        self.money_moments = (0, 0.0, 0.0)
+        self.game_moments = (0, 0.0, 0.0)
+        self.deal_money: list[float] = []
         self.seatings = 2 if field else seatings
         self.pairs = [0, 0, 0, 0, 0]  # LL, LD, DD+WL, WD, WW for the candidate
         self.table: dict[float, int] = {}  # pair score -> pairs, in a field
@@ -96,17 +104,27 @@ class Tally:
         self.deal_luck: list = []
         self.decision: str | None = None
 
-    def add(self, seats, ranks, luck=None) -> bool:
-        """Count one fixture (``luck``: its seats' luck, needed when adjusted); True when
-        the SPRT has decided with it (the match ends)."""
+    def add(self, seats, ranks, luck=None, scores=None) -> bool:
+        """Count one fixture (``luck``: its seats' luck, needed when adjusted; ``scores``
+        its seats' scores, needed when scored by money); True when the SPRT has decided
+        with it (the match ends)."""
         if self.adjust and luck is None:
             raise ArenaError("a luck-adjusted match needs each fixture's luck")
+        if self.money:
+            if scores is None:
+                raise ArenaError("a match scored by money needs each fixture's scores")
+            mine = list(seats).index(self.candidate if self.candidate in seats
+                                     else self.baseline)
+            self._money_game(scores[mine])
         if self.field:
             self.deal.append((seats, ranks, luck))
+            self.deal_money.append(scores)
             if len(self.deal) < 2:
                 return False
             (mine, my_ranks, my_luck), (theirs, their_ranks, their_luck) = self.deal
             seat = next(i for i, (a, b) in enumerate(zip(mine, theirs, strict=True)) if a != b)
+            if self.money:
+                self._money_pair(self.deal_money[0][seat] - self.deal_money[1][seat])
             gap = seat_place(my_ranks, seat) - seat_place(their_ranks, seat)
             self.games[0 if gap > 0 else 1 if gap == 0 else 2] += 1
             pair = round(0.5 + gap / 2, 9)
@@ -119,6 +137,9 @@ class Tally:
             score = 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
             self.games[2 - int(2 * score)] += 1
             self.deal.append(score)
+            if self.money:
+                self.deal_money.append(scores[seats.index(self.candidate)]
+                                       - scores[seats.index(self.baseline)])
             if self.adjust:  # what the luck added to this game's score
                 self.deal_luck.append(luck_gap(seats, luck, self.candidate,
                                                    self.baseline))
@@ -128,10 +149,49 @@ class Tally:
             if self.adjust:
                 self._count(sum(self.deal) / len(self.deal),
                             sum(self.deal_luck) / len(self.deal_luck))
-        self.deal, self.deal_luck = [], []
+            if self.money:
+                self._money_pair(sum(self.deal_money) / len(self.deal_money))
+        self.deal, self.deal_luck, self.deal_money = [], [], []
         if self.spec is not None:
             self.decision = self.sprt().decision
         return self.decision is not None
+
+    def _money_game(self, won: float) -> None:
+        n, total, squares = self.game_moments
+        self.game_moments = (n + 1, total + won, squares + won * won)
+
+    def _money_pair(self, gain: float) -> None:
+        n, total, squares = self.money_moments
+        self.money_moments = (n + 1, total + gain, squares + gain * gain)
+
+    def money_estimate(self) -> dict | None:
+        """The money verdict (``--score money``): the mean of the pairs' money differences
+        - what the candidate won more than the baseline on the same cards (in a field, in
+        the same seat against the same field; two bots alone, the mean over the deal's
+        seatings of the candidate's result less the baseline's) - with its 95 % interval
+        (Student's t) and the chance it is above zero (LOS). As every interval arena shows,
+        few pairs or pairs all alike never look precise: a pair's variance is taken as at
+        least ``PRIOR_PAIRS`` pseudo pairs of one game's variance among N + ``PRIOR_PAIRS``
+        (``stats.pair_variance``'s rule, scaled by the spread of the candidate's own game
+        results, as a pairing that removed nothing of the luck would leave it)."""
+        if not self.money:
+            return None
+        n, total, squares = self.money_moments
+        if n == 0:
+            return {"pairs": 0, "mean": 0.0, "error": None, "low": None, "high": None,
+                    "los": 0.5}
+        mean = total / n
+        variance = max(0.0, squares / n - mean * mean) * (n / (n - 1) if n > 1 else 1.0)
+        g, gt, gs = self.game_moments
+        game_variance = max(0.0, gs / g - (gt / g) ** 2) if g else 0.0
+        variance = max(variance, stats.PRIOR_PAIRS * game_variance / (n + stats.PRIOR_PAIRS))
+        if variance == 0:  # every game paid the same: nothing to be unsure of
+            return {"pairs": n, "mean": mean, "error": 0.0, "low": mean, "high": mean,
+                    "los": 1.0 if mean > 0 else 0.0 if mean < 0 else 0.5}
+        q = stats.t_quantile(0.975, n - 1) if n > 1 else stats.Z975
+        error = q * math.sqrt(variance / n)
+        return {"pairs": n, "mean": mean, "error": error, "low": mean - error,
+                "high": mean + error, "los": stats.phi(mean / math.sqrt(variance / n))}
 
     def _count(self, raw: float, luck: float) -> None:
         """Count a pair of raw score ``raw`` to which the luck added ``luck``: its adjusted
@@ -214,6 +274,7 @@ class Tally:
                     "variance": round(raw.variance, 9)},
                 "variance": round(e.variance, 9),
                 "beta": round(self.beta(), 6) if self.adjust else None,
+                "money": self.money_estimate(),
                 "sprt": None if test is None else {
                     **asdict(self.spec), "llr": round(test.llr, 6),
                     "lower": round(test.lower, 6), "upper": round(test.upper, 6),
@@ -257,7 +318,7 @@ def tally_for(defn) -> Tally:
     candidate, baseline = defn.bots[:2]
     return Tally(candidate, baseline, defn.seatings,
                  SprtSpec.parse(defn.sprt) if defn.sprt else None, bool(defn.field),
-                 defn.adjust == "luck")
+                 defn.adjust == "luck", defn.score == "money")
 
 
 def verdict(tally: Tally) -> dict:
@@ -359,7 +420,7 @@ def summary(engine, defn, season_id: int) -> Tally:
     from .. import db
 
     tally = tally_for(defn)
-    for _, _, seats, ranks, _, _, luck in db.season_results(engine, season_id, luck=True):
-        if tally.add(seats, ranks, luck):
+    for _, _, seats, ranks, scores, _, luck in db.season_results(engine, season_id, luck=True):
+        if tally.add(seats, ranks, luck, scores):
             break
     return tally

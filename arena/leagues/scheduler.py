@@ -96,6 +96,9 @@ class SeasonDef:
     #: round ``r`` plays deal ``r`` (so the rounds are the deals), its seeds still keyed
     #: for the bots and for the engine's later chance; () the seeds deal every round
     deals: tuple[str, ...] = dataclasses.field(default=(), repr=False)
+    #: a match's scoring beside places: "money" (``arena match --score money``, a game whose
+    #: results are money: ``Game.money``); "" places alone
+    score: str = ""
 
     @classmethod
     def stored(cls, name: str, game: str, variant: str, players: int, bots, rounds: int,
@@ -110,7 +113,8 @@ class SeasonDef:
                    options.get("sprt", ""), tuple(options.get("field", ())),
                    options.get("inflight", 1), options.get("adjust", ""),
                    options.get("rated", True),
-                   tuple(json.dumps(d, sort_keys=True) for d in options.get("deals", ())))
+                   tuple(json.dumps(d, sort_keys=True) for d in options.get("deals", ())),
+                   options.get("score", ""))
 
     def deal_of(self, fixture: int) -> dict | None:
         """The explicit deal fixture ``fixture`` plays, from the season's deal book (None: its

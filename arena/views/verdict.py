@@ -35,6 +35,16 @@ def sprt_text(v: dict, finished: bool) -> str | None:
             f"[{test['elo0']:g}, {test['elo1']:g}] — {verdict}")
 
 
+def money_text(m: dict) -> str:
+    """``Money +3.2 ± 1.1 a deal (95 %)  [+2.1, +4.3], LOS 99.8 %``: what the candidate won
+    more than the baseline on the same cards (``Tally.money_estimate``)."""
+    if not m["pairs"]:
+        return "Money: no pair yet"
+    interval = (" ± any amount" if m["error"] is None else
+                f" ± {m['error']:.1f} a deal (95 %)  [{signed(m['low'])}, {signed(m['high'])}]")
+    return f"Money {signed(m['mean'])}{interval}, LOS {100 * m['los']:.1f} %"
+
+
 def lines(v: dict, title: str, finished: bool) -> list[str]:
     """The summary, as fastchess prints one."""
     adjusted = v.get("adjust") == "luck"
@@ -48,6 +58,9 @@ def lines(v: dict, title: str, finished: bool) -> list[str]:
         ratio = (f", pair variance adjusted / raw {v['variance'] / raw['variance']:.2f}, "
                  f"beta {v['beta']:.2f}" if raw["variance"] > 0 and v["pairs"] else "")
         out.append(f"Raw: Elo {elo_text(raw)}, LOS {100 * raw['los']:.1f} %{ratio}")
+    money = v.get("money")
+    if money is not None:
+        out.append(money_text(money))
     test = sprt_text(v, finished)
     if test is not None:
         out.append(test)
