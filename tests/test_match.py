@@ -439,6 +439,19 @@ def test_worst_lists_the_pairs_the_candidate_lost_most_with_both_games_side_by_s
     assert (f"match-{first['candidate']['match']}.html{step} beside "
             f"match-{first['baseline']['match']}.html{step}") in text, text
     assert f"arena review {first['candidate']['match']} --seat {first['seat']}" in text
+    # the match's page lists them too, each game linked at the step where they parted
+    report = subprocess.run(
+        [sys.executable, "-m", "arena", "--bots-dir", str(bots), "report", "--season", "lost",
+         "-o", str(tmp_path / "report"), "--matches", "faults"],
+        env={**os.environ, "ARENA_DB": f"sqlite:///{path}"}, capture_output=True, text=True)
+    assert report.returncode == 0, report.stderr
+    page = (tmp_path / "report" / f"season-{db.get_season(engine, 'lost').id}.html").read_text()
+    assert "Where crasher did worst against first" in page
+    for e in out["worst"]:
+        at = "" if e["step"] is None else f"#step={e['step']}"
+        for side in ("candidate", "baseline"):
+            link = f"match-{e[side]['match']}.html"
+            assert f'href="{link}{at}"' in page and (tmp_path / "report" / link).exists()
     # greedy against random: the lowest pair scores, by hand from the stored games
     out = result(arena("greedy", "random", "--games", "40", "--seed", "6", "--name", "g",
                        "--worst", "4", "--format", "json", db_path=path))

@@ -267,6 +267,8 @@ def season_context(engine, registry, row, how) -> tuple[dict, list]:
     rows = list(db.season_matches(engine, row.id))
     pages = choose(((m.id, [s.bot for s in seats], [s.fault for s in seats])
                     for m, seats in rows), how)
+    worst = _worst(engine, row)
+    pages |= {e[side]["match"] for e in worst for side in ("candidate", "baseline")}
     for m, seats in rows:
         for s in seats:
             if s.fault and s.fault != "suspended":
@@ -285,6 +287,7 @@ def season_context(engine, registry, row, how) -> tuple[dict, list]:
     return dict(
         season=_season_summary(engine, row), row=row, title=game.title,
         verdict=_verdict_lines(engine, row),
+        worst=worst,
         options=json.loads(row.options or "{}"),
         standings=leaderboard.rows(standings),
         chart=chart,
@@ -312,6 +315,19 @@ def _verdict_short(engine, row) -> str:
         "undecided at the cap" if row.status == "done" else "SPRT continues")
     return f"{defn.bots[0]} vs {defn.bots[1]}: Elo {verdict.elo_text(v)} over {v['pairs']} " \
         f"pairs{end}"
+
+
+#: the worst pairs a match's page lists (``arena match --worst N NAME`` lists any number)
+WORST_PAIRS = 5
+
+
+def _worst(engine, row) -> list[dict]:
+    """A match's worst pairs for its page (``match.worst_pairs``); [] for a season."""
+    from ..leagues import league
+    from ..leagues.match import worst_pairs
+
+    defn = league.definition(row)
+    return worst_pairs(engine, defn, row.id, WORST_PAIRS) if defn.kind == "match" else []
 
 
 def _verdict_lines(engine, row) -> list[str] | None:
