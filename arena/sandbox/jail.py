@@ -121,9 +121,12 @@ def parse_uids(text: str | None) -> tuple[int, int]:
 # -- the plan: what the bot's root holds, worked out while the machine's root is visible ------
 
 
-def _walk(path: str, binds: dict, links: dict, depth: int = 0) -> None:
+def _walk(path: str, binds: dict, links: dict, depth: int = 0,
+          seen: dict | None = None) -> None:
     """Add ``path`` to the plan: every symbolic link on the way is made again in the new
-    root (so paths resolve there as here), and the place it leads to is bound."""
+    root (so paths resolve there as here), and the place it leads to is bound. ``seen``:
+    each path's link target (None: not a link) as looked up so far in this plan."""
+    seen = {} if seen is None else seen
     path = os.path.normpath(path)
     if depth > 32 or not path.startswith("/"):
         return
@@ -131,12 +134,14 @@ def _walk(path: str, binds: dict, links: dict, depth: int = 0) -> None:
     here = ""
     for i, part in enumerate(parts):
         step = f"{here}/{part}"
-        if os.path.islink(step):
-            target = os.readlink(step)
+        if step not in seen:
+            seen[step] = os.readlink(step) if os.path.islink(step) else None
+        target = seen[step]
+        if target is not None:
             links.setdefault(step, target)
             rest = "/".join(parts[i + 1:])
             base = target if target.startswith("/") else os.path.join(here or "/", target)
-            _walk(os.path.join(base, rest) if rest else base, binds, links, depth + 1)
+            _walk(os.path.join(base, rest) if rest else base, binds, links, depth + 1, seen)
             return
         here = step
     if os.path.exists(path):
@@ -149,19 +154,31 @@ def plan(read: list[str]) -> tuple[list, list]:
     ``arena.sandbox.view``)."""
     binds: dict[str, bool] = {}
     links: dict[str, str] = {}
+    seen: dict[str, str | None] = {}
     for path in read:
-        _walk(path, binds, links)
+        _walk(path, binds, links, 0, seen)
     kept: list[tuple[str, bool]] = []
+    folders: set[str] = set()
     for path, is_dir in sorted(binds.items()):  # a path under a bound folder is there already
         if any(_under(place, path) for place in OWN_PLACES) or _under(path, "/dev") or \
                 _under(path, "/proc"):
             continue  # never the whole machine, nor over the jail's /tmp, /dev or /proc
-        if not any(_under(path, k) for k, d in kept if d):
+        if not _in_any(path, folders):
             kept.append((path, is_dir))
-    folders = [k for k, d in kept if d]
-    made = [(p, t) for p, t in sorted(links.items())
-            if not any(_under(p, k) for k in folders)]
+            if is_dir:
+                folders.add(path)
+    made = [(p, t) for p, t in sorted(links.items()) if not _in_any(p, folders)]
     return kept, made
+
+
+def _in_any(path: str, folders: set[str]) -> bool:
+    """Whether ``path`` is one of ``folders`` or lies under one."""
+    while True:
+        if path in folders:
+            return True
+        if path in ("/", ""):
+            return False
+        path = os.path.dirname(path)
 
 
 def _under(path: str, folder: str) -> bool:

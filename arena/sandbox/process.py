@@ -241,8 +241,6 @@ class Worker:
                   "jail": {"uids": _bot_uids(), "disk_folder": self.dir,
                            "folder": {"disk_mb": limits.disk_mb, "files": limits.files}},
                   **(extra or {})}
-        command = [sys.executable, "-I", "-m", "arena.sandbox.worker",
-                   orjson.dumps(config).decode()]
         self.log_fd, write_end = os.pipe()  # its stdout and stderr: what it writes, in order
         try:
             fcntl.fcntl(self.log_fd, F_SETPIPE_SZ, 1 << 20)  # room for a verbose move
@@ -254,7 +252,7 @@ class Worker:
         self.log_poll.register(self.log_fd, select.POLLIN)
         self.raw, self.raw_bytes = bytearray(), 0  # read from the pipe, not yet taken
         try:
-            self.proc = _spawn(command, write_end, cwd, clean_env(home))
+            self.proc = _spawn(config, write_end, cwd, clean_env(home))
         except BaseException:
             os.close(self.log_fd)
             raise
@@ -450,16 +448,24 @@ class Worker:
             shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def _spawn(command: list[str], log, cwd: str, env: dict) -> subprocess.Popen:
-    """Start a worker process. A machine out of processes or memory (EAGAIN, ENOMEM) is
-    given a moment (bots exiting free both), then it is the runner's error, not a bot's."""
+def _spawn(config: dict, log, cwd: str, env: dict):
+    """Start a worker process: forked from this runner's template process where it has one
+    (``arena.sandbox.zygote``), else with the interpreter. A machine out of processes or
+    memory (EAGAIN, ENOMEM) is given a moment (bots exiting free both), then it is the
+    runner's error, not a bot's."""
     from ..errors import ArenaError
+    from . import zygote
 
     for attempt in range(5):
         try:
-            return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=log, cwd=cwd, env=env, close_fds=True,
-                                    start_new_session=True, bufsize=0)
+            found = zygote.template(libraries(), clean_env("/"))
+            if found is not None:
+                return _forked(found, config, log, cwd, env)
+            return subprocess.Popen(
+                [sys.executable, "-I", "-m", "arena.sandbox.worker",
+                 orjson.dumps(config).decode()], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=log, cwd=cwd, env=env, close_fds=True,
+                start_new_session=True, bufsize=0)
         except (BlockingIOError, MemoryError, OSError) as e:
             if getattr(e, "errno", None) not in (errno.EAGAIN, errno.ENOMEM, None):
                 raise
@@ -467,6 +473,26 @@ def _spawn(command: list[str], log, cwd: str, env: dict) -> subprocess.Popen:
             time.sleep(0.05 * 2 ** attempt)
     raise ArenaError(f"cannot start a bot process: {last} (the machine is out of processes "
                      "or memory); what was played is stored - resume once it has room")
+
+
+def _forked(template, config: dict, log: int, cwd: str, env: dict):
+    """A worker forked from ``template``, its pipes made here as ``Popen`` makes them."""
+    from .zygote import Child
+
+    bot_in, to_bot = os.pipe2(os.O_CLOEXEC)
+    from_bot, bot_out = os.pipe2(os.O_CLOEXEC)
+    try:
+        pid = template.spawn({"config": config, "cwd": cwd, "env": env}, bot_in, bot_out,
+                             log)
+    except BaseException:
+        for fd in (to_bot, from_bot):
+            os.close(fd)
+        raise
+    finally:
+        os.close(bot_in)
+        os.close(bot_out)
+    return Child(pid, os.fdopen(to_bot, "wb", buffering=0),
+                 os.fdopen(from_bot, "rb", buffering=0))
 
 
 @functools.lru_cache(maxsize=1)

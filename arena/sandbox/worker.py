@@ -344,14 +344,26 @@ def main(argv: list[str]) -> None:
         sys.stderr.write("usage: python -I -m arena.sandbox.worker CONFIG: CONFIG is the JSON "
                          "object the runner gives it (docs/protocol.md)\n")
         raise SystemExit(2) from None
+    prepare(config.get("libraries") or {})
+    run(config)
+
+
+def prepare(libraries: dict) -> None:
+    """What a worker loads before its jail, whatever its bot: libseccomp (``libraries``:
+    where the runner found the libraries) and what the probe uses - so that a template
+    process (``arena.sandbox.zygote``) can load it once for every bot it forks."""
+    _load_seccomp(libraries)
+    import platform  # noqa: F401
+    import socket  # noqa: F401
+
+
+def run(config: dict) -> int:
+    """The worker, its modules loaded (``prepare``): jail and confine this process, then
+    serve, list, probe or exec as ``config["mode"]`` says. Its exit status (0)."""
     protocol_out = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)  # what is written to descriptor 1 lands in its log (the runner's pipe)
     sys.stdout, sys.stderr = Capture(1), Capture(2)
     mode = config["mode"]
-    _load_seccomp(config.get("libraries") or {})
-    if mode == "probe":  # what the probe uses, loaded while the installation is reachable
-        import platform  # noqa: F401
-        import socket  # noqa: F401
     jailed = jail.enter(config)
     facts = jail.report(jailed) if mode == "probe" else None
     write = ["/tmp"] if jailed["root"] else [os.getcwd()]
@@ -372,6 +384,7 @@ def main(argv: list[str]) -> None:
         _list(config, protocol_out)
     else:
         _serve(config, sys.stdin.buffer, protocol_out)
+    return 0
 
 
 if __name__ == "__main__":

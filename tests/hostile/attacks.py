@@ -210,6 +210,31 @@ def fill_disk(o):
     raise OSError(errno.ENOSPC, f"stopped at {written} MiB")
 
 
+@attack("signal-process")
+def signal_process(o):
+    """SIGKILL another process (the template bots are forked from, or another bot)."""
+    os.kill(int(o["pid"]), 9)
+    return f"killed {o['pid']}"
+
+
+@attack("trace-process")
+def trace_process(o):
+    """Attach to another process as a debugger (PTRACE_SEIZE), which could read it all."""
+    _ok(_libc.ptrace(0x4206, int(o["pid"]), 0, 0), "ptrace(PTRACE_SEIZE)")
+    return f"traced {o['pid']}"
+
+
+@attack("read-memory")
+def read_memory(o):
+    """Read another process's memory through /proc (its first readable page)."""
+    pid = o["pid"]
+    with open(f"/proc/{pid}/maps") as maps:
+        start = int(maps.readline().split("-")[0], 16)
+    with open(f"/proc/{pid}/mem", "rb") as mem:
+        mem.seek(start)
+        return mem.read(16).hex()
+
+
 class Thief:
     def start(self, info):
         self.options, self.done = info.get("options", {}), False
