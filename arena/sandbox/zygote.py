@@ -180,6 +180,10 @@ def template(libraries: dict, env: dict) -> Template | None:
                 found = Template(libraries, env)
             except OSError:
                 found = None
+            else:  # ended and reaped as this process ends (a pool's worker too): its CPU
+                from multiprocessing import util  # is counted with this process's
+
+                util.Finalize(found, found.close, exitpriority=0)
             _templates[pid] = found
         return found
 
