@@ -38,7 +38,14 @@ def cli(ctx: click.Context, bots_dirs: tuple[str, ...], db_url: str | None,
 
 
 def _submitted(registry) -> list:
-    """The submitted bots of the database, if there is one (nothing is made for this)."""
+    """The submitted bots of the database, if there is one (nothing is made for this; a
+    SQLite file that is not there is not even looked for with the database's code)."""
+    import os
+
+    url = registry.db_url
+    if url.startswith("sqlite:///") and "?" not in url and not os.path.exists(
+            url[len("sqlite:///"):]):
+        return []
     from .. import db
     from ..leagues import store
 

@@ -25,7 +25,7 @@ from .. import db
 from ..errors import ArenaError
 from ..plugins import Registry, parse_entrant
 from ..referee import ASKING
-from . import match
+from . import match, scheduler
 from .ratings import Rater, Standing, rate
 from .scheduler import Fixture, SeasonDef, fixture_count, run, suspended_result, validate
 
@@ -414,10 +414,12 @@ def play(engine, registry: Registry, row: db.SeasonRow, executor: Executor | Non
 
     own = executor is None or own_executor
     executor = executor or default_executor(workers)
+    bots_dirs, submitted = tuple(map(str, registry.bots_dirs)), submitted_entries(registry, defn)
+    scheduler.prime(registry, bots_dirs, submitted)  # a forked worker lists nothing again
     try:
-        played = run(defn, done, executor, store, bots_dirs=tuple(map(str, registry.bots_dirs)),
+        played = run(defn, done, executor, store, bots_dirs=bots_dirs,
                      suspended=lambda: set(rater.suspended), stop=lambda: rater.complete,
-                     submitted=submitted_entries(registry, defn),
+                     submitted=submitted,
                      hashes=tuple(json.loads(row.options).get("code_hashes", {}).items()))
     finally:
         if own:

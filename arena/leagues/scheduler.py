@@ -34,6 +34,7 @@ import json
 import math
 import os
 import random
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, wait
@@ -290,8 +291,24 @@ def validate(defn: SeasonDef, registry: Registry) -> None:
     Limits.parse(defn.limits)
 
 
+#: registries a coordinator has listed already (``prime``), for the workers it forks
+_PRIMED: dict[tuple, Registry] = {}
+
+
+def prime(registry: Registry, bots_dirs: tuple[str, ...], submitted: tuple = ()) -> None:
+    """Let the workers this process forks from now on use ``registry``'s listing of the
+    bots, as ``_registry`` would list them again (each bot process still checks, as it
+    starts, that its files are the ones listed)."""
+    registry.bots()
+    _PRIMED.clear()  # the latest only: a long-lived coordinator keeps no old listings
+    _PRIMED[(bots_dirs, submitted)] = registry
+
+
 @lru_cache(maxsize=4)
 def _registry(bots_dirs: tuple[str, ...], submitted: tuple = ()) -> Registry:
+    primed = _PRIMED.get((bots_dirs, submitted))
+    if primed is not None:
+        return primed
     registry = Registry(bots_dirs=bots_dirs)  # one per worker process, loaded once
     if submitted:
         registry.submitted = lambda: list(submitted)
@@ -345,28 +362,31 @@ def _play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits
         return found
 
     game = registry.game(game_name)
-    pools: dict[str, list[tuple[object, set[int]]]] = {}  # bot -> [(process, deals seen)]
     out = []
     bot_limits = Limits.parse(limits)
+    kept = _kept((game_name, variant, bots_dirs, limits, secret, submitted, inflight, hashes),
+                 bot_limits)
     mask = _pin_here()
+    began, ok = time.perf_counter(), False
     if inflight > 1:
         from ..sandbox import inflight as side_by_side
 
-        shared: dict = {}
         try:
-            return side_by_side.play(game, variant, batch, entry, bot_limits,
-                                     secret, inflight, shared)
+            out = side_by_side.play(game, variant, batch, entry, bot_limits,
+                                    secret, inflight, kept.pools)
+            ok = True
+            return out
         finally:
-            for procs in shared.values():
-                for proc in procs:
-                    proc.close()
+            kept.after_batch(time.perf_counter() - began, ok)
             if mask is not None:
                 os.sched_setaffinity(0, mask)
+    pools = kept.pools  # bot -> [(process, deals seen)]
     try:
         for fx in batch:
             bots: list = []
             for name in fx.seats:
                 pool = pools.setdefault(name, [])
+                pool[:] = [(b, d) for b, d in pool if b.worker is None or b.worker.alive]
                 bot, dealt = next(((b, d) for b, d in pool if fx.seed not in d and
                                    all(b is not o for o in bots)), (None, set()))
                 if bot is None:
@@ -382,13 +402,74 @@ def _play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits
             match.keep_logs((seat, b.log_tail()) for seat, b in enumerate(bots))
             out.append(match.stored(fx.index, duration,
                                     {seat: b.move_times for seat, b in enumerate(bots)}))
+        ok = True
     finally:
-        for pool in pools.values():
-            for bot, _ in pool:
-                bot.close()
+        kept.after_batch(time.perf_counter() - began, ok)
         if mask is not None:
             os.sched_setaffinity(0, mask)
     return out
+
+
+class Kept:
+    """The bot processes a worker keeps from one batch of a season to the next (one thread's:
+    a thread plays one batch at a time). A new season's batch closes the last season's; a
+    batch that fails closes them all; and a process that has served half its CPU limit's
+    worth of batches (``Limits.cpu_s``, counted in the batches' wall time, which bounds its
+    CPU) is closed after its batch, so that the limit stays a limit on about a batch's play
+    and never on a whole season. What a bot could learn does not change: a process serves
+    the same bot in the same season, every match with its own state, and never both sides
+    of a duplicate deal (the deals each has seen stay with it)."""
+
+    def __init__(self, key, limits: Limits):
+        self.key, self.limits, self.pid = key, limits, os.getpid()
+        #: by bot: ``[(SandboxBot, deal seeds seen)]`` one match at a time, or the
+        #: ``inflight.Shared`` processes side by side
+        self.pools: dict[str, list] = {}
+        self.served = 0.0  # wall seconds of the batches served since they started
+
+    def after_batch(self, seconds: float, ok: bool) -> None:
+        self.served += seconds
+        if not ok or self.served > self.limits.cpu_s / 2:
+            self.close()
+
+    def close(self) -> None:
+        for pool in self.pools.values():
+            for item in pool:
+                (item[0] if isinstance(item, tuple) else item).close()
+        self.pools.clear()
+        self.served = 0.0
+
+
+_KEEP = threading.local()
+_KEPT_ALL: list[Kept] = []  # every thread's, closed as this process ends
+
+
+def _kept(key, limits: Limits) -> Kept:
+    """This thread's kept processes for season ``key`` (its game, bots, limits, secret...),
+    the last season's closed when another comes."""
+    kept = getattr(_KEEP, "kept", None)
+    if kept is not None and kept.pid != os.getpid():  # a forked process: its parent's
+        _KEPT_ALL[:] = [k for k in _KEPT_ALL if k.pid == os.getpid()]
+        kept = None
+    if kept is not None and kept.key == key:
+        return kept
+    if kept is not None:
+        kept.close()
+        _KEPT_ALL.remove(kept)
+    if not _KEPT_ALL:
+        from multiprocessing import util
+
+        util.Finalize(None, _close_kept, exitpriority=1)
+    kept = _KEEP.kept = Kept(key, limits)
+    _KEPT_ALL.append(kept)
+    return kept
+
+
+def _close_kept() -> None:
+    while _KEPT_ALL:
+        kept = _KEPT_ALL.pop()
+        if kept.pid == os.getpid():
+            kept.close()
 
 
 def _pin_here() -> set[int] | None:
