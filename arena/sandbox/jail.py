@@ -148,12 +148,13 @@ def _walk(path: str, binds: dict, links: dict, depth: int = 0,
         binds[path] = os.path.isdir(path)
 
 
-def plan(read: list[str]) -> tuple[list, list]:
+def plan(read: list[str], base: tuple[list, list] | None = None) -> tuple[list, list]:
     """``(binds, links)``: the folders and files to bind read-only (path, is a folder) and
     the symbolic links to make, for ``read`` (what the runner lets the jail see:
-    ``arena.sandbox.view``)."""
-    binds: dict[str, bool] = {}
-    links: dict[str, str] = {}
+    ``arena.sandbox.view``) - and for what ``base`` (a plan made before, of the system's
+    paths) holds: the plan of both together."""
+    binds: dict[str, bool] = dict((path, bool(d)) for path, d in base[0]) if base else {}
+    links: dict[str, str] = dict((path, t) for path, t in base[1]) if base else {}
     seen: dict[str, str | None] = {}
     for path in read:
         _walk(path, binds, links, 0, seen)
@@ -440,7 +441,9 @@ def enter(config: dict) -> dict:
     if root:
         uid = gid = bot_uid(tuple(jail["uids"]) if jail.get("uids") else None, os.getpid())
     last_cap = _last_cap()
-    binds, links = plan(config.get("read", []))
+    made = config.get("plan")  # the system's part, planned by the runner once
+    binds, links = (plan(made["rest"], (made["binds"], made["links"])) if made
+                    else plan(config.get("read", [])))
     flags, why = _unshare(root)
     layers: dict = {"namespaces": [name for flag, name in (
         (CLONE_NEWUSER, "user"), (CLONE_NEWPID, "pid"), (CLONE_NEWNET, "net"),

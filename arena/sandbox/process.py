@@ -202,6 +202,16 @@ def watchdog() -> Watchdog:
     return _watchdogs[pid]
 
 
+@functools.lru_cache(maxsize=8)
+def _system_plan(system: tuple[str, ...]) -> tuple[list, list]:
+    """The jail's plan (``jail.plan``) of the system's paths, made once by this runner: the
+    same for every bot (the Python installation, the C library, ``/etc``'s few files); a
+    worker plans its bot's own paths on top."""
+    from . import jail
+
+    return jail.plan(list(system))
+
+
 @functools.cache
 def libraries() -> dict[str, str | None]:
     """Where the C library and libseccomp are, looked up once in the runner: a worker would
@@ -236,8 +246,11 @@ class Worker:
         extra = dict(extra or {})
         read = sorted({*system, *(read_paths(spec) if spec else []), *extra.pop("read", [])})
         view.warm(read, hidden)  # every file it can read in memory before it starts
+        binds, links = _system_plan(tuple(system))
         config = {"mode": mode, "bot": spec, "limits": limits.to_json(),
                   "read": read, "hidden": hidden, "write": write, "libraries": libraries(),
+                  "plan": {"binds": binds, "links": links,
+                           "rest": sorted(set(read) - set(system))},
                   "jail": {"uids": _bot_uids(), "disk_folder": self.dir,
                            "folder": {"disk_mb": limits.disk_mb, "files": limits.files}},
                   **(extra or {})}

@@ -9,7 +9,8 @@ has made that start once and is forked for each one. Here:
 * the **template** is ``python -I -m arena.sandbox.zygote``, started by the runner process
   (one per runner process, when its first bot starts) with a clean environment, no
   descriptor but a socket to the runner, a session of its own, and the signal to die with
-  the runner. It imports the worker's modules and loads libseccomp - and nothing else: it
+  the runner. It imports the worker's modules, loads libseccomp and imports arena's game
+  engines (``ENGINES``) - and nothing else: it
   never loads a bot, never reads a bot's file, and is never sent a secret, a seed or an
   observation (those go to the bot over its own pipes, after it starts). It serves one
   request at a time: the worker's config and three descriptors (the bot's stdin, stdout
@@ -41,6 +42,7 @@ from __future__ import annotations
 
 import array
 import ctypes
+import importlib
 import os
 import select
 import socket
@@ -51,6 +53,9 @@ import threading
 
 import orjson
 
+#: arena's game engines, imported by the template (no bot's code: the rules every bot's
+#: worlds and search use, loaded once instead of by each bot)
+ENGINES = ("arena.games.vandtia", "arena.games.tractor", "arena.games.cherki")
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_PDEATHSIG = 1
 #: the largest request (a worker's config: its readable paths are most of it)
@@ -297,6 +302,11 @@ def main(argv: list[str]) -> None:
     from . import worker
 
     worker.prepare(config.get("libraries") or {})
+    for engine in ENGINES:  # arena's own rules, which most bots use (their worlds)
+        try:
+            importlib.import_module(engine)
+        except Exception:  # noqa: BLE001, S112 - a bot that needs it imports it itself
+            continue
     sock.send(b"ready")
     _serve(sock)
 
