@@ -164,3 +164,30 @@ def test_the_template_holds_no_secret_seed_or_other_bots_request(tmp_path):
     finally:
         for b in bots:
             b.close()
+
+
+def _season(tmp_path, name: str, zygote_on: bool, workers: int, inflight: int) -> list:
+    """A season's matches as ``season export`` gives them (seats, actions, results)."""
+    url = f"sqlite:///{tmp_path / name}.db"
+    env = {**os.environ, "ARENA_ZYGOTE": "1" if zygote_on else "0"}
+    for args in (("season", "run", "vandtia", "--bots", "random,greedy,first", "--rounds",
+                  "4", "--seed", "9", "--public-seed", "--name", "same", "--workers",
+                  str(workers), "--inflight", str(inflight)),
+                 ("season", "export", "same", "-o", str(tmp_path / f"{name}.jsonl"))):
+        subprocess.run([sys.executable, "-m", "arena", "--db", url, *args], env=env,
+                       check=True, capture_output=True, text=True, timeout=600)
+    lines = (tmp_path / f"{name}.jsonl").read_text().splitlines()
+    import json
+
+    return [{k: v for k, v in json.loads(line).items() if k not in ("versions",)}
+            for line in lines[1:]]
+
+
+def test_a_season_is_the_same_with_and_without_the_template(tmp_path):
+    """The same season - its deals, seats, every action and result - whether its bots are
+    forked from the template or started with the interpreter, one match at a time on one
+    worker or sixteen side by side on two (which keep their processes from batch to
+    batch)."""
+    plain = _season(tmp_path, "plain", False, 1, 1)
+    forked = _season(tmp_path, "forked", True, 2, 16)
+    assert len(plain) == 24 and plain == forked

@@ -158,10 +158,11 @@ class Game:
     money: bool = False
     #: TrueSkill's prior chance that two seats share a place (must be above 0).
     draw_probability: float = 0.05
-    #: Fixtures per batch sent to a worker, for every variant or by variant. Each bot's
-    #: sandboxed processes (one per seat it plays of a deal) start once a batch (about
-    #: 45 ms each), so a batch should last a second or two of play; a killed season loses
-    #: at most one batch per worker. Small seasons are cut finer (``scheduler.default_batch``).
+    #: Fixtures per batch sent to a worker, for every variant or by variant. A worker keeps
+    #: each bot's sandboxed processes (one per seat it plays of a deal) from batch to batch
+    #: of a season (``scheduler.Kept``); a batch should last a second or two of play, and a
+    #: killed season loses at most one batch per worker. Small seasons are cut finer
+    #: (``scheduler.default_batch``).
     season_batch: int | dict[str, int] = 32
     #: Duplicate deals go through the cyclic ``"rotations"`` of a group's seats, or through
     #: ``"all"`` its seatings (every permutation).

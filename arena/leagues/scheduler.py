@@ -204,8 +204,8 @@ def fixture_count(defn: SeasonDef) -> int:
     return defn.rounds * per_round * defn.seatings
 
 
-#: The smallest default batch: each batch starts every bot's processes (tens of ms each),
-#: so a batch of one or two short matches would spend most of its time starting them.
+#: The smallest default batch: a worker's first batch of a season starts every bot's
+#: processes, and every batch is a task to send, store and rate apart.
 MIN_BATCH = 8
 
 
