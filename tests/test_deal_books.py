@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from arena import db
 from arena.games import book
 from arena.plugins import Registry
+from arena.views.exports import stored_match_record
 from arena.views.frames import frames_for_row
 
 REGISTRY = Registry()
@@ -133,12 +134,14 @@ def test_a_season_plays_a_hand_written_book_and_exports_it_back_identical(tmp_pa
     matches = list(db.season_matches(engine, row.id))
     assert len(matches) == 12
     game = REGISTRY.game("vandtia")
-    for match, _ in matches:
-        record = json.loads(arena(tmp_path, "replay", str(match.id), "--json").stdout)
+    for match, seats in matches:  # (as replay --json gives them, below for one)
+        record = stored_match_record(game, row, match, seats)
         entry = found.entries[match.fixture // 6]
         assert record["deal"] == entry.deal
         first = game.start("cardems", 2, match.seed, entry.deal)
         assert record["actions"][0]["seat"] == first.to_move
+    shown = json.loads(arena(tmp_path, "replay", str(matches[7][0].id), "--json").stdout)
+    assert shown["deal"] == found.entries[1].deal
     assert "verified" in arena(tmp_path, "replay", str(matches[5][0].id), "--verify").stdout
     match, seats = matches[7]  # the second deal: the viewer's frames and a review start there
     frames = frames_for_row(REGISTRY, match, row, seats)

@@ -191,3 +191,28 @@ def test_a_season_is_the_same_with_and_without_the_template(tmp_path):
     plain = _season(tmp_path, "plain", False, 1, 1)
     forked = _season(tmp_path, "forked", True, 2, 16)
     assert len(plain) == 24 and plain == forked
+
+
+def test_a_template_that_dies_costs_speed_not_a_match():
+    """The template killed between two bots: the next bot starts with the interpreter, as
+    with ARENA_ZYGOTE=0, and plays; the template is not started again by this runner."""
+    import signal
+
+    first = _started(Registry().bot("random", "vandtia"))
+    template = zygote._templates[os.getpid()]
+    try:
+        os.kill(template.proc.pid, signal.SIGKILL)
+        template.proc.wait()
+        second = _started(Registry().bot("greedy", "vandtia"))
+        try:
+            assert isinstance(second.worker.proc, subprocess.Popen)
+            state = GAME.new_state("cardems", 2, 3)
+            legal = state.legal_actions()
+            assert second.act(state.observation(state.to_move), legal) in legal
+            assert first.act(state.observation(state.to_move), legal) in legal  # lives on
+        finally:
+            second.close()
+        assert zygote._templates[os.getpid()] is None
+    finally:
+        first.close()
+        zygote._templates.pop(os.getpid(), None)  # a later test here starts a new one

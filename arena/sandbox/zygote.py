@@ -143,8 +143,11 @@ class Template:
             raise OSError(f"a worker's config of {len(data)} bytes (at most {REQUEST_MAX})")
         fds = array.array("i", (stdin, stdout, log))
         with self.lock:
-            self.sock.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
-            reply = self.sock.recv(64)
+            try:
+                self.sock.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
+                reply = self.sock.recv(64)
+            except OSError:
+                reply = b""  # it has ended: the caller starts the worker another way
         kind, _, value = reply.partition(b" ")
         if kind == b"pid":
             return int(value)
@@ -171,16 +174,17 @@ _lock = threading.Lock()
 
 def template(libraries: dict, env: dict) -> Template | None:
     """This runner process's template, started on first use (None: it cannot start here,
-    or ``ARENA_ZYGOTE=0``; workers then start with the interpreter). A forked runner
-    starts its own."""
+    it has ended, or ``ARENA_ZYGOTE=0``; workers then start with the interpreter, which
+    is slower, not less safe). A forked runner starts its own."""
     if os.environ.get("ARENA_ZYGOTE", "1") == "0":
         return None
     pid = os.getpid()
     with _lock:
         found = _templates.get(pid, False)
-        if found is False or (found is not None and not found.alive):
-            if pid not in _templates:
-                _templates.clear()  # a forked runner: its parent's is not its own
+        if found is not None and found is not False and not found.alive:
+            _templates[pid] = found = None  # it ended (killed?): not started again
+        if found is False:
+            _templates.clear()  # a forked runner: its parent's is not its own
             try:
                 found = Template(libraries, env)
             except OSError:
