@@ -216,3 +216,32 @@ def test_a_template_that_dies_costs_speed_not_a_match():
     finally:
         first.close()
         zygote._templates.pop(os.getpid(), None)  # a later test here starts a new one
+
+
+def test_a_worker_keeps_its_bot_processes_from_batch_to_batch_of_one_season():
+    """Two batches of one season in one worker: the second starts no process (the same
+    keepers serve it); another season's batch closes them; a batch past half the CPU
+    limit's worth of play closes them after it."""
+    from arena.leagues import scheduler
+    from arena.leagues.scheduler import SeasonDef, fixtures, play_batch
+
+    defn = SeasonDef("kept", "vandtia", "cardems", 2, ("random", "greedy"), 4, 1)
+    every = list(fixtures(defn))
+
+    def keepers():
+        kept = scheduler._KEEP.kept
+        return sorted(b.worker.proc.pid for pool in kept.pools.values() for b, _ in pool
+                      if b.worker is not None)
+
+    play_batch("vandtia", "cardems", (), "", every[:4], defn.secret)
+    before = keepers()
+    assert len(before) == 4  # each bot: a process per seat of a deal
+    play_batch("vandtia", "cardems", (), "", every[4:], defn.secret)
+    assert keepers() == before
+    old = [b.worker.proc for pool in scheduler._KEEP.kept.pools.values() for b, _ in pool]
+    other = SeasonDef("other", "vandtia", "cardems", 2, ("random", "greedy"), 1, 1)
+    play_batch("vandtia", "cardems", (), "cpu_s=1", list(fixtures(other)), other.secret)
+    assert all(p.poll() is not None for p in old)  # the last season's: closed
+    scheduler._KEEP.kept.served = 0.6  # as if it had played 0.6 s: past half of cpu_s=1
+    play_batch("vandtia", "cardems", (), "cpu_s=1", list(fixtures(other)), other.secret)
+    assert keepers() == []  # closed after that batch

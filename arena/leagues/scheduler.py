@@ -386,7 +386,10 @@ def _play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits
             bots: list = []
             for name in fx.seats:
                 pool = pools.setdefault(name, [])
-                pool[:] = [(b, d) for b, d in pool if b.worker is None or b.worker.alive]
+                for b, d in [(b, d) for b, d in pool if b.worker is not None
+                             and not b.worker.alive]:  # ended between two batches
+                    b.close()
+                    pool.remove((b, d))
                 bot, dealt = next(((b, d) for b, d in pool if fx.seed not in d and
                                    all(b is not o for o in bots)), (None, set()))
                 if bot is None:
