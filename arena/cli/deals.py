@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import re
 
 import click
 
@@ -60,7 +59,7 @@ def season_book(registry, engine, row, match_id: int | None = None) -> str:
     every = list(fixtures(defn))
     played = {fx.round if defn.deals else fx.seed for fx in every if fx.index in stored}
     entries, seen, groups = [], set(), {}
-    base = re.sub(r"[^A-Za-z0-9_.@+-]", "-", row.name)[:60]
+    base = books.as_name(row.name)[:60]
     several = _groups(defn) > 1
     for fx in every:
         key = fx.round if defn.deals else fx.seed  # a book's deal is a round's

@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import secrets
 from dataclasses import replace
 
@@ -350,7 +349,9 @@ def _existing(engine, defn):
 
 def _stem(path: str) -> str:
     """A book's file name as a word of a match's name."""
-    return re.sub(r"[^A-Za-z0-9_.@+-]", "-", os.path.splitext(os.path.basename(path))[0])
+    from ..games.book import as_name
+
+    return as_name(os.path.splitext(os.path.basename(path))[0])
 
 
 def _shown(defn, key: str) -> str:

@@ -48,6 +48,13 @@ ORDER = ("hands", "players", "hand", "known", "faceup", "facedown", "kitty", "bu
 WIDTH = 78
 _LINE = re.compile(r"^([a-z_]+(?: [a-z_0-9]+)*):(?: (.*))?$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@+-]{0,79}$")
+_NOT_IN_A_NAME = re.compile(r"[^A-Za-z0-9_.@+-]")
+
+
+def as_name(text: str) -> str:
+    """``text`` with every character a deal's name may not hold made ``-`` (a season's or
+    a file's name, as the start of a name)."""
+    return _NOT_IN_A_NAME.sub("-", text)
 
 
 @dataclass(frozen=True)

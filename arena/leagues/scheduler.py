@@ -117,12 +117,16 @@ class SeasonDef:
                    tuple(json.dumps(d, sort_keys=True) for d in options.get("deals", ())),
                    options.get("score", ""))
 
+    def round_deal(self, rnd: int) -> dict | None:
+        """The explicit deal round ``rnd`` plays, from the season's deal book (None: its
+        seeds deal it)."""
+        return json.loads(self.deals[rnd])["deal"] if self.deals else None
+
     def deal_of(self, fixture: int) -> dict | None:
-        """The explicit deal fixture ``fixture`` plays, from the season's deal book (None: its
-        seed deals it)."""
+        """The explicit deal fixture ``fixture`` plays (``round_deal`` of its round)."""
         if not self.deals:
             return None
-        return json.loads(self.deals[fixture // (fixture_count(self) // self.rounds)])["deal"]
+        return self.round_deal(fixture // (fixture_count(self) // self.rounds))
 
     @property
     def group(self) -> int:
@@ -258,7 +262,7 @@ def _field_fixtures(defn: SeasonDef) -> Iterator[Fixture]:
 
 def _deal(defn: SeasonDef, rnd: int) -> str | None:
     """Round ``rnd``'s explicit deal (its JSON), where the season plays a deal book."""
-    return json.dumps(json.loads(defn.deals[rnd])["deal"]) if defn.deals else None
+    return json.dumps(defn.round_deal(rnd)) if defn.deals else None
 
 
 def validate(defn: SeasonDef, registry: Registry) -> None:
@@ -381,15 +385,15 @@ def _play_batch(game_name: str, variant: str, bots_dirs: tuple[str, ...], limits
             if mask is not None:
                 os.sched_setaffinity(0, mask)
     pools = kept.pools  # bot -> [(process, deals seen)]
+    for pool in pools.values():  # a process that ended between two batches is not reused
+        for b, d in [(b, d) for b, d in pool if b.worker is not None and not b.worker.alive]:
+            b.close()
+            pool.remove((b, d))
     try:
         for fx in batch:
             bots: list = []
             for name in fx.seats:
                 pool = pools.setdefault(name, [])
-                for b, d in [(b, d) for b, d in pool if b.worker is not None
-                             and not b.worker.alive]:  # ended between two batches
-                    b.close()
-                    pool.remove((b, d))
                 bot, dealt = next(((b, d) for b, d in pool if fx.seed not in d and
                                    all(b is not o for o in bots)), (None, set()))
                 if bot is None:
