@@ -493,6 +493,14 @@ def test_a_tally_by_money_is_the_mean_money_gap_on_the_same_cards_and_never_too_
     assert m["mean"] == 0 and m["los"] == 0.5  # and not ± 0: two pseudo pairs of a game's
     assert m["error"] == pytest.approx(  # variance (75 ** 2) among 40 + 2
         stats.t_quantile(0.975, 39) * (2 * 75 ** 2 / 42 / 40) ** 0.5)
+    for pairs in (1, 2, 3):  # few pairs: a finite width, never 0, from the games' spread
+        few = Tally("a", "b", field=True, money=True)
+        for k in range(pairs):
+            few.add(("a", "x", "y"), [1, 2, 2], scores=[60, -30, -30])
+            few.add(("b", "x", "y"), [2, 1, 2], scores=[-40 + k, 80, -40 - k])
+        m = few.money_estimate()
+        assert m["pairs"] == pairs and m["mean"] == pytest.approx(100 - (pairs - 1) / 2)
+        assert 0 < m["error"] < float("inf") and m["low"] < m["mean"] < m["high"]
     with pytest.raises(ArenaError, match="needs each fixture's scores"):
         Tally("a", "b", field=True, money=True).add(("a", "x", "y"), [1, 2, 2])
 

@@ -487,6 +487,14 @@ def test_a_bots_page_gathers_its_versions_seasons_matches_faults_and_reviews(tmp
         figures = browser.find_element(By.ID, "review-figures").text
         assert re.match(r"\d+ decisions reviewed in 1 match: mean loss [\d.]+, [\d.]+ % best "
                         r"or good", figures), figures
+        # the match's page on a phone: its tables (the worst pairs among them) scroll
+        # within themselves, the page never sideways
+        browser.set_window_size(390, 844)
+        match_page = db.get_season(engine, "two-vs-one").id
+        browser.get((out / f"season-{match_page}.html").as_uri())
+        browser.find_element(By.ID, "worst")
+        assert browser.execute_script("return document.documentElement.scrollWidth <= "
+                                      "document.documentElement.clientWidth")
         # served, the same page
         from test_serve import Server
 
