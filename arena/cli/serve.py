@@ -34,9 +34,15 @@ def serve_command(registry, host, port, max_tables, league, signup, ladders,
     """Serve the leagues on the web: leaderboards, seasons and replays always current, a
     running season followed live, and tables where you play bots in the browser
     (docs/serving.md). Ctrl-C stops it; a match at a table goes on when it starts again."""
+    import os
+
     from .. import db
     from ..web import serve
 
+    # A bots-only table watched in a browser hung once in three runs on a loaded machine
+    # with bots forked from the template (arena.sandbox.zygote), never without it: until
+    # that is understood, the server starts its bots with the interpreter.
+    os.environ.setdefault("ARENA_ZYGOTE", "0")
     engine = db.connect(registry.db_url)
 
     def ready(url: str) -> None:
